@@ -1,0 +1,39 @@
+# Every target creates .venv itself, so a fresh clone needs nothing but Python 3.11+.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: demo test bench lint typecheck clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/referee selfplay --players 4 --seed 1
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check referee protocol tests bench sample_bots
+	$(BIN)/ruff format --check referee protocol tests bench sample_bots
+
+typecheck: $(TEST_STAMP)
+	$(BIN)/mypy --strict
+
+test: lint typecheck
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

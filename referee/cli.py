@@ -1,0 +1,84 @@
+"""The `referee` command line: a thin click layer over library calls.
+
+Errors a user can fix (a bad option, a bad file) print one line naming what was
+wrong and exit with status 2; nothing here holds game logic.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from . import selfplay as selfplay_mod
+from .rules import PRESET_SOURCES, PRESETS, VARIANTS, RulesError, preset, to_toml
+
+
+def fail(message: str, status: int = 2) -> NoReturn:
+    """Print one error line to stderr and exit with `status`."""
+    click.echo(f"referee: error: {message}", err=True)
+    sys.exit(status)
+
+
+def parse_sets(pairs: tuple[str, ...]) -> dict[str, str]:
+    """`key=value` strings from `--set` into a dict; a malformed one is a usage error."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"--set {pair!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mexican-train-referee")
+def main() -> None:
+    """Referee for Mexican Train bot competitions."""
+
+
+@main.command("rules")
+@click.argument("name", required=False)
+@click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option (repeatable)."
+)
+def rules_cmd(name: str | None, sets: tuple[str, ...]) -> None:
+    """List the presets, or print preset NAME[+variant...] resolved as TOML."""
+    if name is None:
+        if sets:
+            fail("--set needs a preset name: referee rules NAME --set key=value")
+        click.echo("Presets (referee rules NAME prints one resolved):")
+        for key in PRESETS:
+            click.echo(f"  {key:16s} {PRESET_SOURCES[key]}")
+        click.echo("Variants (add to any preset with +, e.g. standard+teams):")
+        for key in VARIANTS:
+            click.echo(f"  {key}")
+        return
+    try:
+        rules = preset(name, **parse_sets(sets))
+    except RulesError as exc:
+        fail(str(exc))
+    click.echo(f"# referee rules {name}" + "".join(f" --set {s}" for s in sets))
+    click.echo(to_toml(rules), nl=False)
+
+
+@main.command("selfplay")
+@click.option("--rules", "rules_name", default="standard", show_default=True, help="Preset.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option.")
+@click.option("--players", type=int, default=None, help="Number of seats (overrides the preset).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
+def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, seed: int) -> None:
+    """Play one game between in-process random players and print the scores by round."""
+    overrides: dict[str, object] = dict(parse_sets(sets))
+    if players is not None:
+        overrides["players"] = players
+    try:
+        rules = preset(rules_name, **overrides)
+    except RulesError as exc:
+        fail(str(exc))
+    selfplay_mod.run(rules, seed)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

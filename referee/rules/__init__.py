@@ -1,0 +1,89 @@
+"""The Mexican Train engine: pure, standard library only, no I/O.
+
+Vocabulary after OpenSpiel: `new_game(rules, seed)`, `legal_moves(state)`,
+`apply(state, move)`, `state.to_move`, `state.outcome`, `view(state, seat)`.
+One decision is one atomic `Move`; a multi-tile turn is several in a row.
+"""
+
+from .engine import IllegalMoveError, apply, legal_moves, new_game
+from .explain import explain, train_name
+from .options import (
+    OPTION_NAMES,
+    PRESET_SOURCES,
+    PRESETS,
+    VARIANTS,
+    EngineSource,
+    FirstPlayer,
+    FirstTurn,
+    HandTable,
+    RoundOrder,
+    Rules,
+    RulesError,
+    SatisfyOrder,
+    preset,
+    to_toml,
+)
+from .scoring import hand_value
+from .setup import position
+from .state import (
+    DRAW,
+    END,
+    MEXICAN,
+    PASS,
+    Ctx,
+    Move,
+    MoveKind,
+    Outcome,
+    RoundEnd,
+    RoundResult,
+    State,
+    Train,
+    play,
+)
+from .tiles import Tile, full_set, set_size, tile
+from .view import TrainView, View, view
+
+__all__ = [
+    "DRAW",
+    "END",
+    "MEXICAN",
+    "OPTION_NAMES",
+    "PASS",
+    "PRESETS",
+    "PRESET_SOURCES",
+    "VARIANTS",
+    "Ctx",
+    "EngineSource",
+    "FirstPlayer",
+    "FirstTurn",
+    "HandTable",
+    "IllegalMoveError",
+    "Move",
+    "MoveKind",
+    "Outcome",
+    "RoundEnd",
+    "RoundOrder",
+    "RoundResult",
+    "Rules",
+    "RulesError",
+    "SatisfyOrder",
+    "State",
+    "Tile",
+    "Train",
+    "TrainView",
+    "View",
+    "apply",
+    "explain",
+    "full_set",
+    "hand_value",
+    "legal_moves",
+    "new_game",
+    "play",
+    "position",
+    "preset",
+    "set_size",
+    "tile",
+    "to_toml",
+    "train_name",
+    "view",
+]

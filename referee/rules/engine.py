@@ -1,0 +1,523 @@
+"""The game itself: dealing, legal moves, applying a move, ending rounds.
+
+Pure functions over immutable `State`s. Chance enters only through the game
+seed: each round is shuffled by `random.Random` seeded from (seed, round), so
+the same rules, seed and moves always give the same game. No I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from .options import EngineSource, FirstPlayer, FirstTurn, Rules, SatisfyOrder
+from .scoring import finish_round, outcome_of
+from .state import (
+    DRAW,
+    END,
+    MEXICAN,
+    PASS,
+    Ctx,
+    Move,
+    MoveKind,
+    RoundEnd,
+    RoundResult,
+    State,
+    Train,
+)
+from .tiles import Tile, full_set
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow at this point; the message says why."""
+
+
+class _Table:
+    """Facts about a rules value that every decision needs, computed once."""
+
+    def __init__(self, rules: Rules) -> None:
+        n = rules.players
+        self.players = n
+        self.group_of = tuple(rules.team_of(s) for s in range(n))
+        self.members = tuple(
+            tuple(s for s in range(n) if rules.team_of(s) == g) for g in range(rules.team_count)
+        )
+        self.full = rules.max_pip + 1  # tiles carrying any one pip value
+        self.mexican = n if rules.mexican_train else -1  # the Mexican train's index
+        # Swan drive visits the Mexican train first, then the others' trains clockwise.
+        orders = []
+        for seat in range(n):
+            own = self.group_of[seat]
+            order: list[int] = [MEXICAN] if rules.mexican_train else []
+            for k in range(1, n):
+                g = self.group_of[(seat + k) % n]
+                if g != own and g not in order:
+                    order.append(g)
+            orders.append(tuple(order))
+        self.swan_order = tuple(orders)
+
+
+@lru_cache(maxsize=64)
+def _table(rules: Rules) -> _Table:
+    return _Table(rules)
+
+
+# ---------------------------------------------------------------- dealing
+
+
+def new_game(rules: Rules, seed: int) -> State:
+    """The state at the first decision of a game with these rules and this seed."""
+    return _deal(rules, seed, 0, ())
+
+
+def _round_random(seed: int, index: int) -> random.Random:
+    # Seeding with a string hashes it with SHA-512: stable across runs and platforms.
+    return random.Random(f"mexican-train/{seed}/{index}")
+
+
+def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...]) -> State:
+    n = rules.players
+    engine = rules.engines[index]
+    engine_tile = Tile(engine, engine)
+    tiles = list(full_set(rules.max_pip))
+    if rules.engine_source is EngineSource.CENTER:
+        tiles.remove(engine_tile)
+    _round_random(seed, index).shuffle(tiles)
+    size = rules.hand
+    hands = [tiles[s * size : (s + 1) * size] for s in range(n)]
+    boneyard = tiles[n * size :]
+
+    holder: int | None = None
+    draws: list[int] = []
+    if rules.engine_source is EngineSource.HOLDER:
+        for seat in range(n):
+            if engine_tile in hands[seat]:
+                holder = seat
+                break
+        seat = 0
+        while holder is None:
+            # Nobody holds the engine: draw one tile each in seat order until it turns up.
+            drawn = boneyard.pop()
+            hands[seat].append(drawn)
+            draws.append(seat)
+            if drawn == engine_tile:
+                holder = seat
+            seat = (seat + 1) % n
+        hands[holder].remove(engine_tile)
+
+    starter = _starter(rules, index, holder, hands, results)
+    count = [0] * (rules.max_pip + 1)
+    count[engine] = 1
+    trains = [Train(rules.team_of(s), (), engine) for s in range(n)]
+    if rules.mexican_train:
+        trains.append(Train(MEXICAN, (), engine))
+
+    state = State.__new__(State)
+    state.rules = rules
+    state.seed = seed
+    state.round_index = index
+    state.engine = engine
+    state.holder = holder
+    state.engine_draws = tuple(draws)
+    state.starter = starter
+    state.hands = tuple(tuple(sorted(h)) for h in hands)
+    state.boneyard = tuple(boneyard)
+    state.trains = tuple(trains)
+    state.markers = (False,) * n
+    state.table_count = tuple(count)
+    state.open_doubles = ()
+    state.to_move = starter
+    state.drawn = None
+    state.lock = -1
+    state.swan_pos = -1
+    state.first_pending = (rules.first_turn is FirstTurn.LONG,) * n
+    state.turn_first = rules.first_turn is FirstTurn.LONG
+    state.penalty_due = False
+    state.fast_counts = tuple(len(h) for h in state.hands)
+    state.ctx = Ctx.BUILD if rules.first_turn is FirstTurn.FAST else Ctx.START
+    state.results = results
+    state.outcome = None
+    state._legal = None
+    return state
+
+
+def _starter(
+    rules: Rules,
+    index: int,
+    holder: int | None,
+    hands: list[list[Tile]],
+    results: tuple[RoundResult, ...],
+) -> int:
+    n = rules.players
+    if rules.first_player is FirstPlayer.HIGHEST_SINGLE:
+        if not results:
+            # The holder of the highest-valued single tile; equal sums go to the higher end.
+            singles = [(t.pips, t.hi, s) for s in range(n) for t in hands[s] if not t.is_double]
+            return max(singles)[2] if singles else 0
+        # Later rounds: the lowest score of the last round leads; ties go to the first
+        # such seat clockwise after the last round's starter.
+        last = results[-1]
+        ring = [(last.starter + k) % n for k in range(1, n + 1)]
+        return min(ring, key=lambda s: (last.values[s] if s not in last.out else 0, ring.index(s)))
+    if holder is not None:
+        return (holder + 1) % n
+    return (index + 1) % n  # engine in the centre: the lead passes round the table
+
+
+# ---------------------------------------------------------------- legal moves
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """Every move the seat to move may make, in a fixed order (plays, then draw, pass, end)."""
+    legal = state._legal
+    if legal is None:
+        legal = state._legal = _legal(state) if state.outcome is None else ()
+    return legal
+
+
+def _lines_of(state: State, group: int) -> list[int]:
+    return [i for i, t in enumerate(state.trains) if t.owner == group]
+
+
+def _is_public(state: State, group: int, table: _Table) -> bool:
+    if group == MEXICAN:
+        return True
+    markers = state.markers
+    return all(markers[s] for s in table.members[group])
+
+
+def _live_doubles(state: State, table: _Table) -> list[int]:
+    full = table.full
+    trains = state.trains
+    count = state.table_count
+    return [i for i in state.open_doubles if count[trains[i].end] < full]
+
+
+def _available(state: State, seat: int, table: _Table) -> list[int]:
+    """Trains open to `seat` in a free turn: its own, the Mexican, and the public ones."""
+    own = table.group_of[seat]
+    markers = state.markers
+    members = table.members
+    out = []
+    for i, t in enumerate(state.trains):
+        g = t.owner
+        if g in (own, MEXICAN) or all(markers[s] for s in members[g]):
+            out.append(i)
+    return out
+
+
+def _plays_on(state: State, seat: int, lines: list[int], only: Tile | None) -> list[Move]:
+    hand = (only,) if only is not None else state.hands[seat]
+    trains = state.trains
+    out = []
+    play = MoveKind.PLAY
+    for i in lines:
+        end = trains[i].end
+        for t in hand:
+            if t[0] == end or t[1] == end:
+                out.append(Move(play, t, i))
+    return out
+
+
+def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move], bool]:
+    """Plays open to `seat` at the start of its turn, and whether all are optional.
+
+    Optional plays (a delayed first train that may still be saved) leave the seat
+    free to draw or pass instead.
+    """
+    rules = state.rules
+    table = _table(rules)
+    if state.ctx is not Ctx.START or state.to_move != seat:
+        first = rules.first_turn is FirstTurn.LONG and state.first_pending[seat]
+    else:
+        first = state.turn_first
+    if first:
+        return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only), False
+    if rules.doubles_bind and state.open_doubles:
+        live = _live_doubles(state, table)
+        if live:
+            lines = live if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
+            return _plays_on(state, seat, lines, only), False
+    lines = _available(state, seat, table)
+    mex = table.mexican
+    if rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
+        lines.remove(mex)
+        plays = _plays_on(state, seat, lines, only)
+        if not plays:
+            plays = _plays_on(state, seat, [mex], only)
+    else:
+        plays = _plays_on(state, seat, lines, only)
+    if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles and plays:
+        optional = all(m.train == seat for m in plays)
+        return plays, optional
+    return plays, False
+
+
+def _follow_lines(state: State, seat: int, table: _Table) -> list[int]:
+    if state.lock >= 0:
+        return [state.lock]
+    if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
+        return _lines_of(state, table.group_of[seat])
+    return _available(state, seat, table)
+
+
+def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
+    """Trains the swan drive may take next: the next public train, or past a Mexican one."""
+    order = table.swan_order[seat]
+    out: list[int] = []
+    for pos in range(state.swan_pos, len(order)):
+        group = order[pos]
+        if not _is_public(state, group, table):
+            continue
+        out.extend(_lines_of(state, group))
+        if group != MEXICAN:
+            break  # a public train may not be skipped
+    return out
+
+
+def _legal(state: State) -> tuple[Move, ...]:
+    rules = state.rules
+    table = _table(rules)
+    seat = state.to_move
+    ctx = state.ctx
+    drawn = state.drawn
+    optional = False
+    if ctx is Ctx.START:
+        plays, optional = _start_plays(state, seat, drawn)
+    elif ctx is Ctx.FOLLOW:
+        plays = _plays_on(state, seat, _follow_lines(state, seat, table), drawn)
+    elif ctx is Ctx.SWAN:
+        plays = _plays_on(state, seat, _swan_targets(state, seat, table), None)
+        return (*_announced(state, seat, plays), END)
+    elif ctx is Ctx.CONTINUE or ctx is Ctx.BUILD:
+        plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
+        return (*_announced(state, seat, plays), END)
+    else:  # BUILD_FOLLOW
+        plays = _plays_on(state, seat, _follow_lines(state, seat, table), None)
+        return tuple(_announced(state, seat, plays)) if plays else (END,)
+    moves = _announced(state, seat, plays)
+    if drawn is None:
+        if not plays or optional or not rules.must_play:
+            if state.boneyard:
+                moves.append(DRAW)
+            elif not plays:
+                moves.append(PASS)
+    elif not plays or optional or not rules.must_play:
+        if rules.draw_until_playable and not plays and state.boneyard:
+            moves.append(DRAW)
+        else:
+            moves.append(PASS)
+    return tuple(moves)
+
+
+def _announced(state: State, seat: int, plays: list[Move]) -> list[Move]:
+    """With one-tile announcement on, a play leaving one tile comes announced and not."""
+    if not state.rules.announce_one_tile or len(state.hands[seat]) != 2:
+        return plays
+    out = []
+    for m in plays:
+        out.append(m._replace(announce=True))
+        out.append(m)
+    return out
+
+
+# ---------------------------------------------------------------- applying a move
+
+
+def apply(state: State, move: Move) -> State:
+    """The state after `move`; `state` itself is unchanged. Illegal moves raise."""
+    if move not in legal_moves(state):
+        from .explain import explain
+
+        raise IllegalMoveError(explain(state, move))
+    kind = move.kind
+    if kind is MoveKind.PLAY:
+        return _play(state, move)
+    if kind is MoveKind.DRAW:
+        new = state.copy()
+        seat = state.to_move
+        tile = state.boneyard[-1]
+        new.boneyard = state.boneyard[:-1]
+        new.hands = _with_hand(state.hands, seat, tuple(sorted((*state.hands[seat], tile))))
+        new.drawn = tile
+        return new
+    if kind is MoveKind.PASS:
+        return _end_turn(state.copy(), marker=True)
+    return _end_turn(state.copy(), marker=False)
+
+
+def _with_hand(
+    hands: tuple[tuple[Tile, ...], ...], seat: int, hand: tuple[Tile, ...]
+) -> tuple[tuple[Tile, ...], ...]:
+    return (*hands[:seat], hand, *hands[seat + 1 :])
+
+
+def _play(state: State, move: Move) -> State:
+    rules = state.rules
+    table = _table(rules)
+    seat = state.to_move
+    tile = move.tile
+    index = move.train
+    assert tile is not None and index is not None  # guaranteed by the legal list
+    new = state.copy()
+
+    hand = state.hands[seat]
+    rest = tuple(t for t in hand if t != tile)
+    new.hands = _with_hand(state.hands, seat, rest)
+    trains = list(state.trains)
+    line = trains[index]
+    satisfied = bool(line.tiles) and line.tiles[-1].is_double
+    trains[index] = Train(line.owner, (*line.tiles, tile), tile.other(line.end), line.parent)
+    doubles = state.open_doubles
+    if satisfied and index in doubles:
+        doubles = tuple(i for i in doubles if i != index)
+        if rules.branching_doubles:
+            # The satisfied double opens two more directions from its sides.
+            trains.append(Train(line.owner, (), line.end, index))
+            trains.append(Train(line.owner, (), line.end, index))
+    if tile.is_double:
+        doubles = (*doubles, index)
+    new.trains = tuple(trains)
+    new.open_doubles = doubles
+    count = list(state.table_count)
+    count[tile.hi] += 1
+    if not tile.is_double:
+        count[tile.lo] += 1
+    new.table_count = tuple(count)
+    new.drawn = None
+
+    own = table.group_of[seat]
+    if line.owner == own or (rules.any_play_clears_marker and line.owner != MEXICAN):
+        members = table.members[line.owner]
+        if any(state.markers[s] for s in members):
+            markers = list(state.markers)
+            for s in members:
+                markers[s] = False
+            new.markers = tuple(markers)
+
+    if rules.announce_one_tile:
+        new.penalty_due = len(rest) == 1 and not move.announce
+
+    if not rest:
+        return _went_out(new, seat)
+
+    ctx = state.ctx
+    if tile.is_double:
+        new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
+        if ctx is Ctx.SWAN:
+            new.lock = index  # a swan drive finishes its own double before going on
+        return new
+    if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
+        new.ctx = Ctx.BUILD
+        return new
+    if state.turn_first or ctx is Ctx.CONTINUE:
+        new.ctx = Ctx.CONTINUE
+        return new
+    if (
+        rules.first_turn is FirstTurn.DELAYED
+        and index == seat
+        and not line.tiles
+        and ctx is Ctx.START
+    ):
+        new.ctx = Ctx.CONTINUE  # the saved first train is played now, as long as wanted
+        new.turn_first = True
+        return new
+    if rules.swan_drive:
+        if ctx is Ctx.SWAN or state.lock >= 0:
+            new.lock = -1
+            new.ctx = Ctx.SWAN
+            new.swan_pos = _swan_after(state, seat, line.owner, table)
+            return new
+        if line.owner == own:
+            new.ctx = Ctx.SWAN
+            new.swan_pos = 0
+            return new
+    return _end_turn(new, marker=False)
+
+
+def _swan_after(state: State, seat: int, group: int, table: _Table) -> int:
+    order = table.swan_order[seat]
+    return order.index(group) + 1 if group in order else state.swan_pos
+
+
+def _went_out(state: State, seat: int) -> State:
+    rules = state.rules
+    if rules.first_turns_complete and any(
+        state.first_pending[s] for s in range(rules.players) if s != seat
+    ):
+        # masters: the others still finish their first turn before the round ends.
+        return _end_turn(state, marker=False)
+    return _close_round(state, RoundEnd.OUT)
+
+
+def _end_turn(state: State, marker: bool) -> State:
+    """Close the seat's turn (marker, penalty) and hand the move to the next seat."""
+    rules = state.rules
+    seat = state.to_move
+    n = rules.players
+    if marker:
+        markers = list(state.markers)
+        markers[seat] = True
+        state.markers = tuple(markers)
+    if state.penalty_due:
+        hand = state.hands[seat]
+        if len(hand) == 1 and state.boneyard:
+            take = min(rules.announce_penalty, len(state.boneyard))
+            taken = state.boneyard[len(state.boneyard) - take :]
+            state.boneyard = state.boneyard[: len(state.boneyard) - take]
+            state.hands = _with_hand(state.hands, seat, tuple(sorted((*hand, *taken))))
+        state.penalty_due = False
+    state.drawn = None
+    state.lock = -1
+    state.swan_pos = -1
+
+    if state.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
+        nxt = (seat + 1) % n
+        if nxt == state.starter:
+            state.ctx = Ctx.START  # everyone has built: turns begin
+        else:
+            state.ctx = Ctx.BUILD
+        state.to_move = nxt
+        return state
+
+    if state.turn_first:
+        pending = list(state.first_pending)
+        pending[seat] = False
+        state.first_pending = tuple(pending)
+    state.ctx = Ctx.START
+    if any(not h for h in state.hands):
+        # Someone went out during the first turns (masters): only first turns remain.
+        waiting = [s for s in range(n) if state.first_pending[s] and state.hands[s]]
+        if not waiting:
+            return _close_round(state, RoundEnd.OUT)
+        nxt = next((seat + k) % n for k in range(1, n + 1) if (seat + k) % n in waiting)
+    else:
+        nxt = (seat + 1) % n
+    state.to_move = nxt
+    state.turn_first = state.first_pending[nxt]
+    if marker and not state.boneyard and _blocked(state):
+        return _close_round(state, RoundEnd.BLOCKED)
+    return state
+
+
+def _blocked(state: State) -> bool:
+    """True when no seat could play a tile on its turn in the current position."""
+    for seat in range(state.rules.players):
+        if state.hands[seat] and _start_plays(state, seat, None)[0]:
+            return False
+    return True
+
+
+def _close_round(state: State, end: RoundEnd) -> State:
+    result = finish_round(
+        state.rules, state.round_index, state.engine, state.starter, end, state.hands
+    )
+    results = (*state.results, result)
+    if len(results) < len(state.rules.engines):
+        return _deal(state.rules, state.seed, len(results), results)
+    state.results = results
+    state.outcome = outcome_of(state.rules, results)
+    state.ctx = Ctx.START
+    state.drawn = None
+    state._legal = ()
+    return state

@@ -1,0 +1,109 @@
+"""Why a move is illegal, in words a bot author can act on.
+
+Only called when `apply` has already found the move outside `legal_moves`, so
+speed does not matter here; clarity does. Each sentence names the tile, the
+train and the rule at stake.
+"""
+
+from __future__ import annotations
+
+from .engine import _available, _follow_lines, _live_doubles, _swan_targets, _table, legal_moves
+from .options import FirstTurn, SatisfyOrder
+from .state import MEXICAN, Ctx, Move, MoveKind, State
+
+
+def train_name(state: State, index: int) -> str:
+    """A train as a player would name it: "seat 2's train", "the Mexican train"."""
+    train = state.trains[index]
+    if train.parent >= 0:
+        return f"branch {index} off {train_name(state, train.parent)}"
+    if train.owner == MEXICAN:
+        return "the Mexican train"
+    return f"seat {index}'s train"
+
+
+def explain(state: State, move: Move) -> str:
+    """One sentence saying why `move` is not legal in `state`."""
+    if state.outcome is not None:
+        return "the game is over"
+    seat = state.to_move
+    legal = legal_moves(state)
+    kinds = {m.kind for m in legal}
+    if not isinstance(move, Move) or not isinstance(move.kind, MoveKind):
+        return f"{move!r} is not a move"
+    if move.kind is MoveKind.PLAY:
+        return _explain_play(state, move)
+    if move.kind is MoveKind.DRAW:
+        if state.drawn is not None and not state.boneyard:
+            return f"seat {seat} already drew and the boneyard is empty"
+        if not state.boneyard:
+            return "the boneyard is empty"
+        if state.ctx in (Ctx.CONTINUE, Ctx.SWAN, Ctx.BUILD, Ctx.BUILD_FOLLOW):
+            return "no drawing in the middle of a multi-tile turn; play on or end the turn"
+        if state.drawn is not None:
+            return f"seat {seat} already drew {state.drawn} this turn: play it or pass"
+        return f"seat {seat} can play and must do so"
+    if move.kind is MoveKind.PASS:
+        if MoveKind.DRAW in kinds:
+            return f"seat {seat} must draw before passing"
+        if MoveKind.END in kinds:
+            return "end the turn with END here: nobody passes in a multi-tile turn"
+        return f"seat {seat} can play and must do so"
+    # END
+    if state.ctx is Ctx.FOLLOW or state.ctx is Ctx.BUILD_FOLLOW:
+        return f"seat {seat} played a double and must play again"
+    return "END only closes a multi-tile turn (long first train, fast phase, swan drive)"
+
+
+def _explain_play(state: State, move: Move) -> str:
+    seat = state.to_move
+    tile, index = move.tile, move.train
+    if tile is None or index is None:
+        return "a play names a tile and a train"
+    if not 0 <= index < len(state.trains):
+        return f"there is no train {index}"
+    if tile not in state.hands[seat]:
+        return f"seat {seat} does not hold {tile}"
+    name = train_name(state, index)
+    if state.drawn is not None and tile != state.drawn:
+        return f"seat {seat} drew {state.drawn} and may only play that tile now"
+    end = state.trains[index].end
+    if end not in tile:
+        return f"{tile} does not match the open end {end} of {name}"
+    rules = state.rules
+    table = _table(rules)
+    ctx = state.ctx
+    own = table.group_of[seat]
+    first_train = ctx in (Ctx.CONTINUE, Ctx.BUILD) or (state.turn_first and ctx is Ctx.START)
+    if first_train and state.trains[index].owner != own:
+        return f"a first train is built only on one's own train, not on {name}"
+    if ctx is Ctx.SWAN:
+        targets = _swan_targets(state, seat, table)
+        if not targets:
+            return "the swan drive has no public train left to play on: END the turn"
+        return f"the swan drive goes on with {train_name(state, targets[0])}, not {name}"
+    if ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW) and index not in _follow_lines(state, seat, table):
+        if state.lock >= 0:
+            return f"the double on {train_name(state, state.lock)} must be finished first"
+        return f"{name} is not open to seat {seat}"
+    if ctx is Ctx.START and not state.turn_first and rules.doubles_bind:
+        live = _live_doubles(state, table)
+        if live and index not in live:
+            first = state.trains[live[-1]].tiles[-1]
+            where = train_name(state, live[-1])
+            return f"the open double {first} on {where} must be satisfied first"
+        if live and rules.satisfy_order is SatisfyOrder.REVERSE and index != live[-1]:
+            first = state.trains[live[-1]].tiles[-1]
+            return (
+                f"open doubles are satisfied in reverse order: the {first} on "
+                f"{train_name(state, live[-1])} comes first"
+            )
+    if index not in _available(state, seat, table):
+        return f"{name} is private: it has no marker"
+    if rules.mexican_start_restricted and state.trains[index].owner == MEXICAN:
+        return "the Mexican train may only be started when no other play exists"
+    if rules.announce_one_tile and move.announce and len(state.hands[seat]) != 2:
+        return "announce only with the play that leaves one tile in hand"
+    if rules.first_turn is FirstTurn.DELAYED and ctx is Ctx.CONTINUE:
+        return f"a first train is built only on one's own train, not on {name}"
+    return f"play {tile} on {name} is not legal now"

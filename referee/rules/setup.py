@@ -1,0 +1,119 @@
+"""Hand-dealt positions: build a `State` from named hands and trains.
+
+For scenario tests, puzzles and bot authors' own unit tests, where a shuffled
+deal would not reach the position of interest. The result is an ordinary
+`State`: `legal_moves` and `apply` treat it like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from .engine import _deal, _table
+from .options import FirstTurn, Rules, RulesError
+from .state import Ctx, RoundResult, State, Train
+from .tiles import Tile, full_set, tile
+
+TileLike = Tile | tuple[int, int] | Sequence[int]
+
+
+def _tiles(items: Iterable[TileLike]) -> tuple[Tile, ...]:
+    out = []
+    for item in items:
+        a, b = item
+        out.append(tile(a, b))
+    return tuple(out)
+
+
+def position(
+    rules: Rules,
+    hands: Sequence[Iterable[TileLike]],
+    *,
+    boneyard: Iterable[TileLike] | None = None,
+    trains: Mapping[int, Iterable[TileLike]] | None = None,
+    markers: Iterable[int] = (),
+    to_move: int = 0,
+    round_index: int = 0,
+    seed: int = 0,
+    first_turns: bool = False,
+    results: Sequence[RoundResult] = (),
+) -> State:
+    """A state at the start of `to_move`'s turn with exactly these tiles where they are named.
+
+    `hands[s]` is seat s's hand. `trains` maps a train index (seat s's train is s,
+    the Mexican train is `rules.players`) to its tiles in play order from the hub.
+    `boneyard` lists tiles in the order they will be drawn; left out, every tile not
+    named elsewhere goes there in ascending order; given, it is the whole boneyard and
+    tiles named nowhere are out of play (handy for end-game positions). `markers` are
+    the seats whose marker is up. `first_turns` gives every seat its first-turn
+    privilege (long first trains, the fast phase). Open doubles are the trains that
+    end in a double, in train order.
+    """
+    n = rules.players
+    if len(hands) != n:
+        raise RulesError(f"position: {len(hands)} hands given for players={n}")
+    base = _deal(rules, seed, round_index, tuple(results))
+    engine = base.engine
+    engine_tile = Tile(engine, engine)
+    hand_tiles = [tuple(sorted(_tiles(h))) for h in hands]
+    lines = [Train(t.owner, (), t.end, t.parent) for t in base.trains]
+    count = [0] * (rules.max_pip + 1)
+    count[engine] = 1
+    seen: set[Tile] = {engine_tile}
+    for h in hand_tiles:
+        for t in h:
+            if t in seen:
+                raise RulesError(f"position: tile {t} is named twice")
+            seen.add(t)
+    doubles: list[int] = []
+    for index, items in sorted((trains or {}).items()):
+        if not 0 <= index < len(lines):
+            raise RulesError(f"position: there is no train {index}")
+        end = engine
+        played = _tiles(items)
+        for t in played:
+            if t in seen:
+                raise RulesError(f"position: tile {t} is named twice")
+            if end not in t:
+                raise RulesError(
+                    f"position: {t} does not match the open end {end} of train {index}"
+                )
+            seen.add(t)
+            end = t.other(end)
+            count[t.hi] += 1
+            if not t.is_double:
+                count[t.lo] += 1
+        lines[index] = Train(lines[index].owner, played, end)
+        if played and played[-1].is_double:
+            doubles.append(index)
+    if boneyard is None:
+        pile = [t for t in full_set(rules.max_pip) if t not in seen]
+    else:
+        pile = list(_tiles(boneyard))
+        for t in pile:
+            if t in seen:
+                raise RulesError(f"position: tile {t} is named twice")
+            seen.add(t)
+    state = base.copy()
+    state.hands = tuple(hand_tiles)
+    state.boneyard = tuple(reversed(pile))  # the engine draws from the end
+    state.trains = tuple(lines)
+    state.table_count = tuple(count)
+    state.open_doubles = tuple(doubles)
+    marked = set(markers)
+    state.markers = tuple(s in marked for s in range(n))
+    state.to_move = to_move
+    state.starter = to_move
+    state.holder = (to_move - 1) % n if base.holder is not None else None
+    state.engine_draws = ()
+    long_first = first_turns and rules.first_turn is FirstTurn.LONG
+    state.first_pending = (long_first,) * n
+    state.turn_first = long_first
+    state.fast_counts = tuple(len(h) for h in hand_tiles)
+    state.ctx = Ctx.BUILD if first_turns and rules.first_turn is FirstTurn.FAST else Ctx.START
+    state.drawn = None
+    state.lock = -1
+    state.swan_pos = -1
+    state.penalty_due = False
+    _table(rules)  # fail early on a rules value the engine cannot seat
+    return state

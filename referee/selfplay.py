@@ -11,7 +11,7 @@ import random
 from rich.console import Console
 from rich.table import Table
 
-from .rules import Outcome, Rules, RoundEnd, State, apply, legal_moves, new_game
+from .rules import Outcome, RoundEnd, Rules, State, apply, legal_moves, new_game
 
 
 def play_random(rules: Rules, seed: int) -> tuple[State, int]:
@@ -39,8 +39,10 @@ def score_table(rules: Rules, state: State, title: str) -> Table:
             label += f" (team {rules.team_of(seat)})"
         table.add_column(label, justify="right")
     for result in state.results:
-        how = "blocked" if result.end is RoundEnd.BLOCKED else "out: " + ", ".join(
-            str(s) for s in result.out
+        how = (
+            "blocked"
+            if result.end is RoundEnd.BLOCKED
+            else "out: " + ", ".join(str(s) for s in result.out)
         )
         table.add_row(
             str(result.number + 1),

@@ -1,0 +1,109 @@
+"""A small helper so that a Python bot is one function from a turn request to a move.
+
+    from protocol.bot import run
+
+    def choose(turn, game):
+        return game.rng.randrange(len(turn.legal))   # an index into turn.legal
+
+    run(choose, name="random")
+
+`choose` gets the `Turn` and a `Game` holding this game's start message, a
+`random.Random` seeded with the game's bot seed (so a league of deterministic
+bots replays identically), and every event since the game started. It returns
+an index into `turn.legal` or a `MoveSpec`. The helper answers `hello`, `ping`
+and `bye` itself, and reports protocol errors from the referee on stderr.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from .codec import decode_to_bot, encode
+from .framing import LineFramer
+from .messages import (
+    MAX_LINE_DEFAULT,
+    Bye,
+    Error,
+    GameStart,
+    Hello,
+    Message,
+    MoveReply,
+    MoveSpec,
+    Ping,
+    Pong,
+    Ready,
+    Turn,
+)
+
+
+@dataclass
+class Game:
+    """What a bot knows about the game in progress."""
+
+    start: GameStart
+    rng: random.Random
+    events: list[Message] = field(default_factory=list)
+
+
+Choose = Callable[[Turn, Game], "int | MoveSpec"]
+
+
+def reply_for(turn: Turn, choice: int | MoveSpec) -> MoveReply:
+    """The `move` message for a choice made by index or spelled out."""
+    if isinstance(choice, int):
+        return MoveReply(id=turn.id, index=choice)
+    return MoveReply(
+        id=turn.id,
+        action=choice.action,
+        tile=choice.tile,
+        train=choice.train,
+        announce=choice.announce,
+    )
+
+
+def run(
+    choose: Choose,
+    *,
+    name: str,
+    version: str = "1.0",
+    author: str = "",
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> None:
+    """Speak the protocol on stdin/stdout until `bye` or end of input."""
+    inp = stdin if stdin is not None else sys.stdin.buffer
+    out = stdout if stdout is not None else sys.stdout.buffer
+    framer = LineFramer(MAX_LINE_DEFAULT)
+    game: Game | None = None
+
+    def send(message: Message) -> None:
+        out.write(encode(message, framer.max_line))
+        out.flush()
+
+    while True:
+        chunk = inp.readline()
+        if not chunk:
+            return
+        for line in framer.feed(chunk):
+            msg = decode_to_bot(line)
+            if isinstance(msg, Hello):
+                framer.max_line = msg.max_line
+                send(Ready(name=name, version=version, author=author))
+            elif isinstance(msg, GameStart):
+                game = Game(start=msg, rng=random.Random(msg.seed))
+            elif isinstance(msg, Turn):
+                if game is None:
+                    raise RuntimeError("turn request before game_start")
+                send(reply_for(msg, choose(msg, game)))
+            elif isinstance(msg, Ping):
+                send(Pong(nonce=msg.nonce))
+            elif isinstance(msg, Bye):
+                return
+            elif isinstance(msg, Error):
+                print(f"{name}: referee says {msg.code}: {msg.message}", file=sys.stderr)
+            elif game is not None:
+                game.events.append(msg)

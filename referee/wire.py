@@ -1,0 +1,248 @@
+"""The one translation between engine values and protocol messages.
+
+Every message meant for a seat is built here from that seat's `view` or from
+public facts, never from the whole state: a drawn tile goes only to its drawer,
+hands only at round end. The leak checker in the tests holds this module to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from protocol import messages as m
+
+from .rules import (
+    Ctx,
+    Move,
+    MoveKind,
+    Rules,
+    State,
+    Tile,
+    legal_moves,
+    view,
+)
+
+
+class ReplyError(Exception):
+    """A reply that does not name a legal move; `code` is the protocol error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def rules_info(rules: Rules) -> m.RulesInfo:
+    """The rules as the wire carries them."""
+    return m.RulesInfo(**rules.to_dict())
+
+
+def _oriented(tiles: tuple[Tile, ...], end: int) -> list[m.Tile]:
+    """Tiles of a train as they lie, walking back from the open end: in each pair the
+    first number touches the tile before (or the hub) and the second the tile after."""
+    out: list[m.Tile] = []
+    for t in reversed(tiles):
+        near = t.other(end)
+        out.append((near, end))
+        end = near
+    out.reverse()
+    return out
+
+
+def view_info(state: State, seat: int) -> m.ViewInfo:
+    """The `view` of a turn request for `seat`."""
+    v = view(state, seat)
+    trains = [
+        m.TrainInfo(
+            train=t.index,
+            owner=t.owner,
+            tiles=_oriented(t.tiles, t.end),
+            end=t.end,
+            public=t.public,
+            open_double=t.open_double,
+            parent=t.parent,
+        )
+        for t in v.trains
+    ]
+    return m.ViewInfo(
+        round=v.round_index,
+        engine=v.engine,
+        hand=[tuple(t) for t in v.hand],  # type: ignore[misc]
+        drawn=tuple(v.drawn) if v.drawn is not None else None,  # type: ignore[arg-type]
+        trains=trains,
+        markers=list(v.markers),
+        hand_counts=list(v.hand_counts),
+        scores=list(v.scores),
+        boneyard=v.boneyard_count,
+        open_doubles=list(v.open_doubles),
+        step=_step(v.step),
+        next=(v.to_move + 1) % state.rules.players,
+    )
+
+
+def _step(step: Ctx) -> str:
+    return {
+        Ctx.START: "start",
+        Ctx.FOLLOW: "follow",
+        Ctx.CONTINUE: "continue",
+        Ctx.SWAN: "swan",
+        Ctx.BUILD: "build",
+        Ctx.BUILD_FOLLOW: "build",
+    }[step]
+
+
+def move_spec(move: Move) -> m.MoveSpec:
+    """An engine move as listed in a turn request."""
+    if move.kind is MoveKind.PLAY:
+        assert move.tile is not None
+        return m.MoveSpec(
+            action="play",
+            tile=(move.tile.hi, move.tile.lo),
+            train=move.train,
+            announce=move.announce,
+        )
+    return m.MoveSpec(action=move.kind.value)
+
+
+def turn_request(state: State, request_id: int, move_ms: int, bank_ms: int) -> m.Turn:
+    """The turn request for the seat to move."""
+    seat = state.to_move
+    return m.Turn(
+        id=request_id,
+        seat=seat,
+        view=view_info(state, seat),
+        legal=[move_spec(mv) for mv in legal_moves(state)],
+        clock=m.Clock(move_ms=move_ms, bank_ms=bank_ms),
+    )
+
+
+_KINDS = {"play": MoveKind.PLAY, "draw": MoveKind.DRAW, "pass": MoveKind.PASS, "end": MoveKind.END}
+
+
+def move_of(reply: m.MoveReply, state: State) -> Move:
+    """The engine move a reply names; `ReplyError` when it names none that is legal."""
+    legal = legal_moves(state)
+    if reply.index is not None:
+        if reply.action is not None:
+            raise ReplyError("malformed", "give either index or action, not both")
+        if not 0 <= reply.index < len(legal):
+            raise ReplyError(
+                "illegal", f"index {reply.index} is outside the {len(legal)} legal moves"
+            )
+        return legal[reply.index]
+    if reply.action is None:
+        raise ReplyError("malformed", "a move needs index or action")
+    kind = _KINDS[reply.action]
+    if kind is MoveKind.PLAY:
+        if reply.tile is None or reply.train is None:
+            raise ReplyError("malformed", "a play needs tile and train")
+        a, b = reply.tile
+        tile = Tile(a, b) if a >= b else Tile(b, a)
+        move = Move(kind, tile, reply.train, reply.announce)
+    else:
+        move = Move(kind)
+    if move not in legal:
+        from .rules import explain
+
+        raise ReplyError("illegal", explain(state, move))
+    return move
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A message for every seat, or a private variant for one seat."""
+
+    public: m.Message
+    private: m.Message | None = None
+    owner: int = -1  # the seat that gets `private` instead of `public`
+
+    def for_seat(self, seat: int) -> m.Message:
+        """What `seat` receives."""
+        return self.private if self.private is not None and seat == self.owner else self.public
+
+
+def round_start(state: State, seat: int) -> m.RoundStart:
+    """The round-start message for `seat`: its own hand, public counts."""
+    v = view(state, seat)
+    return m.RoundStart(
+        round=v.round_index,
+        engine=v.engine,
+        hand=[tuple(t) for t in v.hand],  # type: ignore[misc]
+        holder=v.holder,
+        starter=v.starter,
+        hand_counts=list(v.hand_counts),
+        boneyard=v.boneyard_count,
+        engine_draws=list(v.engine_draws),
+    )
+
+
+def events(before: State, move: Move, after: State) -> Iterator[Event]:
+    """Everything every seat should learn from `move`, in order, round ends included."""
+    seat = before.to_move
+    round_changed = after.round_index != before.round_index or after.outcome is not None
+    if move.kind is MoveKind.DRAW:
+        drawn = after.drawn
+        assert drawn is not None
+        yield Event(m.Drew(seat=seat), m.Drew(seat=seat, tile=(drawn.hi, drawn.lo)), seat)
+    elif move.kind is MoveKind.PLAY:
+        assert move.tile is not None and move.train is not None
+        line = before.trains[move.train]
+        end = line.end
+        new_end = move.tile.other(end)
+        opened = [] if round_changed else list(range(len(before.trains), len(after.trains)))
+        yield Event(
+            m.Played(
+                seat=seat,
+                tile=(end, new_end),
+                train=move.train,
+                end=new_end,
+                opens_double=move.tile.is_double,
+                branches=opened,
+                announce=move.announce,
+            )
+        )
+    elif move.kind is MoveKind.PASS:
+        yield Event(m.Passed(seat=seat))
+    if round_changed:
+        yield from _round_end(before, move, after)
+        return
+    yield from _marker_changes(before, after)
+    # A penalty draw happens as the turn closes: the drawer sees the tiles.
+    if move.kind is not MoveKind.DRAW:
+        gained = len(after.hands[seat]) - len(before.hands[seat])
+        if move.kind is MoveKind.PLAY:
+            gained += 1
+        if gained > 0:
+            new = sorted(set(after.hands[seat]) - set(before.hands[seat]))
+            for t in new:
+                yield Event(
+                    m.Drew(seat=seat, reason="penalty"),
+                    m.Drew(seat=seat, tile=(t.hi, t.lo), reason="penalty"),
+                    seat,
+                )
+
+
+def _marker_changes(before: State, after: State) -> Iterator[Event]:
+    for s, (was, now) in enumerate(zip(before.markers, after.markers, strict=True)):
+        if was != now:
+            yield Event(m.Marker(seat=s, up=now))
+
+
+def _round_end(before: State, move: Move, after: State) -> Iterator[Event]:
+    result = after.results[-1]
+    totals = [sum(r.scores[s] for r in after.results) for s in range(before.rules.players)]
+    yield Event(
+        m.RoundEnd(
+            round=result.number,
+            reason="out" if result.end.value == "out" else "blocked",
+            out=list(result.out),
+            hands=[[(t.hi, t.lo) for t in h] for h in result.hands],
+            values=list(result.values),
+            scores=list(result.scores),
+            totals=totals,
+        )
+    )
+    del move

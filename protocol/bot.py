@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from .codec import decode_to_bot, encode
+from .errors import MalformedMessageError
 from .framing import LineFramer
 from .messages import (
     MAX_LINE_DEFAULT,
@@ -89,7 +90,12 @@ def run(
         if not chunk:
             return
         for line in framer.feed(chunk):
-            msg = decode_to_bot(line)
+            try:
+                msg = decode_to_bot(line)
+            except MalformedMessageError as exc:
+                # A message type or shape from a later protocol version: ignore it.
+                print(f"{name}: ignored a line I do not understand: {exc}", file=sys.stderr)
+                continue
             if isinstance(msg, Hello):
                 framer.max_line = msg.max_line
                 send(Ready(name=name, version=version, author=author))

@@ -80,5 +80,87 @@ def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, se
     selfplay_mod.run(rules, seed)
 
 
+@main.command("schema")
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write to a file."
+)
+def schema_cmd(output: str | None) -> None:
+    """Print the JSON Schema of every protocol message."""
+    from protocol.schema import schema_text
+
+    text = schema_text()
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}")
+
+
+@main.command(
+    "check-bot", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+@click.option(
+    "--rules",
+    "rules_names",
+    multiple=True,
+    help="Check only these presets (repeatable); default: every preset and the variants.",
+)
+@click.option("--full", is_flag=True, help="Play whole games (every round), not single rounds.")
+@click.option("--move-ms", type=int, default=1000, show_default=True, help="Time per move.")
+@click.option("--bank-ms", type=int, default=30000, show_default=True, help="Time bank a game.")
+@click.option("--startup-ms", type=int, default=10000, show_default=True, help="Time to ready.")
+@click.option("--name", default=None, help="Name for the bot in the report.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def check_bot_cmd(
+    rules_names: tuple[str, ...],
+    full: bool,
+    move_ms: int,
+    bank_ms: int,
+    startup_ms: int,
+    name: str | None,
+    command: tuple[str, ...],
+) -> None:
+    """Check a bot against the protocol: referee check-bot [OPTIONS] -- CMD [ARGS...]."""
+    import trio
+
+    from protocol.messages import TimeControl
+
+    from .checkbot import battery, check_bot, stderr_file
+    from .process import BotSpec
+
+    for rules_name in rules_names:
+        try:
+            preset(rules_name)
+        except RulesError as exc:
+            fail(str(exc))
+    argv = tuple(command)
+    if len(argv) == 1 and " " in argv[0]:
+        import shlex
+
+        argv = tuple(shlex.split(argv[0]))
+    spec = BotSpec(name=name or argv[0], argv=argv)
+    plan = battery(rules_names or None, full_games=full)
+    time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
+    stderr_path = stderr_file()
+    click.echo(f"checking {spec.command} (its stderr goes to {stderr_path})")
+    checks = trio.run(
+        lambda: check_bot(
+            spec,
+            plan=plan,
+            time=time,
+            stderr_path=stderr_path,
+            report=lambda check: click.echo(check.line()),
+        )
+    )
+    passed = sum(1 for c in checks if c.ok)
+    failed = len(checks) - passed
+    verdict = "conforms" if failed == 0 else "does not conform"
+    click.echo(f"check-bot: {passed} checks passed, {failed} failed: the bot {verdict}")
+    sys.exit(0 if failed == 0 else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,393 @@
+"""One game between connected bots: requests, clocks, faults, events.
+
+The engine decides; this module waits. Every message to a seat is built by
+`referee.wire` from that seat's view. Clocks are absolute trio deadlines,
+measured from the flush of a request to the arrival of a whole reply line.
+Bot misbehaviour becomes a `Fault` at its seat, never an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import trio
+
+from protocol import RemoteProtocolError, decode_from_bot
+from protocol import messages as m
+
+from . import wire
+from .connection import BotGoneError, BotStalledError, Connection
+from .faults import FATAL, HARMLESS, Fault, FaultKind, Policy, evidence
+from .rules import (
+    DRAW,
+    END,
+    PASS,
+    Move,
+    Outcome,
+    RoundResult,
+    Rules,
+    State,
+    apply,
+    legal_moves,
+    new_game,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Seat:
+    """A bot at a table: its connection and what the game has cost it so far."""
+
+    name: str
+    connection: Connection | None = None
+    local: Callable[[State], Move] | None = None  # an in-process player instead of a bot
+    bank_ms: float = 0.0
+    faults: list[Fault] = field(default_factory=list)
+    forfeited: bool = False
+    decisions: int = 0
+    think_ms: float = 0.0
+
+    @property
+    def live(self) -> bool:
+        """True while the bot is still asked for its decisions."""
+        return (self.connection is not None or self.local is not None) and not self.forfeited
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision as the log keeps it."""
+
+    seat: int
+    request: int
+    move: Move
+    latency_ms: float | None  # None when the referee decided (forfeited seat, default move)
+    auto: bool
+    faults: tuple[Fault, ...]
+    round: int
+
+
+@dataclass
+class GameResult:
+    """A finished game: the engine's outcome, ranks after forfeits, faults by seat."""
+
+    outcome: Outcome
+    ranks: tuple[int, ...]
+    forfeited: tuple[bool, ...]
+    faults: tuple[tuple[Fault, ...], ...]
+    decisions: int
+    results: tuple[RoundResult, ...]
+    final: State
+
+
+class Recorder:
+    """Receives the game as it happens; the log writer subclasses it."""
+
+    def decision(self, record: Decision, state: State) -> None:
+        """A decision was applied; `state` is the state after it."""
+
+    def round_end(self, result: RoundResult) -> None:
+        """A round was scored."""
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed a bot gets for its own randomness: fixed by the game seed and the seat."""
+    return random.Random(f"bot/{game_seed}/{seat}").getrandbits(32)
+
+
+def auto_move(state: State) -> Move:
+    """The move made for a forfeited seat: draw or pass when possible, else the first move."""
+    legal = legal_moves(state)
+    for choice in (DRAW, PASS, END):
+        if choice in legal:
+            return choice
+    return legal[0]
+
+
+def final_ranks(outcome: Outcome, forfeited: Sequence[bool], rules: Rules) -> tuple[int, ...]:
+    """Engine ranks, with every forfeited side moved below every other side."""
+    n = rules.players
+    lost = {rules.team_of(s) for s in range(n) if forfeited[s]}
+    if not lost:
+        return outcome.ranks
+
+    def key(seat: int) -> tuple[bool, int]:
+        return (rules.team_of(seat) in lost, outcome.ranks[seat])
+
+    keys = [key(s) for s in range(n)]
+    sides = {rules.team_of(s): keys[s] for s in range(n)}
+    return tuple(1 + sum(1 for k in sides.values() if k < keys[s]) for s in range(n))
+
+
+class Game:
+    """Drives one game over connected, handshaken bots."""
+
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        rules: Rules,
+        seed: int,
+        *,
+        game_id: str,
+        time: m.TimeControl,
+        policy: Policy = Policy.FORFEIT,
+        max_faults: int = 3,
+        recorder: Recorder | None = None,
+        clock: Callable[[], float] = trio.current_time,
+        on_forfeit: Callable[[int], None] | None = None,
+    ) -> None:
+        if len(seats) != rules.players:
+            raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
+        self.seats = list(seats)
+        self.rules = rules
+        self.seed = seed
+        self.game_id = game_id
+        self.time = time
+        self.policy = policy
+        self.max_faults = max_faults
+        self.recorder = recorder or Recorder()
+        self.clock = clock
+        self.on_forfeit = on_forfeit
+        self.request_id = 0
+        for seat in self.seats:
+            seat.bank_ms = float(time.bank_ms)
+
+    # ------------------------------------------------------------ sending
+
+    def _send(self, index: int, message: m.Message) -> None:
+        seat = self.seats[index]
+        if not seat.live or seat.connection is None:
+            return
+        try:
+            seat.connection.send(message)
+        except BotGoneError as exc:
+            self._fault(index, FaultKind.CRASH, str(exc))
+        except BotStalledError as exc:
+            self._fault(index, FaultKind.TIMEOUT, str(exc))
+
+    def _broadcast(self, event: wire.Event) -> None:
+        for index in range(len(self.seats)):
+            self._send(index, event.for_seat(index))
+
+    def _error(self, index: int, code: str, message: str, request: int | None) -> None:
+        self._send(index, m.Error(code=code, message=message, request=request))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ faults
+
+    def _fault(
+        self,
+        index: int,
+        kind: FaultKind,
+        detail: str,
+        request: int | None = None,
+        round_index: int | None = None,
+    ) -> Fault:
+        seat = self.seats[index]
+        fault = Fault(index, kind, evidence(detail), request, round_index)
+        seat.faults.append(fault)
+        log.info("fault: %s", fault)
+        if kind in HARMLESS:
+            return fault
+        counted = sum(1 for f in seat.faults if f.kind not in HARMLESS)
+        if (
+            kind in FATAL
+            or self.policy is Policy.FORFEIT
+            or counted >= self.max_faults
+            or kind is FaultKind.OVERSIZE
+        ):
+            self._forfeit(index, fault)
+        return fault
+
+    def _forfeit(self, index: int, fault: Fault) -> None:
+        seat = self.seats[index]
+        if seat.connection is not None and seat.live:
+            with contextlib.suppress(BotGoneError, BotStalledError):
+                seat.connection.send(m.Bye(reason=f"forfeit: {fault.kind.value}"))
+            seat.connection.close_output()
+        seat.forfeited = True
+        if self.on_forfeit is not None:
+            self.on_forfeit(index)
+
+    # ------------------------------------------------------------ the game
+
+    async def play(self) -> GameResult:
+        """Play the whole game and return its result."""
+        rules = self.rules
+        names = [s.name for s in self.seats]
+        for index in range(rules.players):
+            self._send(
+                index,
+                m.GameStart(
+                    game=self.game_id,
+                    seat=index,
+                    players=rules.players,
+                    names=names,
+                    rules=wire.rules_info(rules),
+                    time=self.time,
+                    seed=bot_seed(self.seed, index),
+                    rounds=len(rules.engines),
+                ),
+            )
+        state = new_game(rules, self.seed)
+        self._round_start(state)
+        decisions = 0
+        while state.outcome is None:
+            before = state
+            record = await self._decide(state)
+            state = apply(state, record.move)
+            decisions += 1
+            for event in wire.events(before, record.move, state):
+                self._broadcast(event)
+            self.recorder.decision(record, state)
+            if state.round_index != before.round_index or state.outcome is not None:
+                self.recorder.round_end(state.results[-1])
+                if state.outcome is None:
+                    self._round_start(state)
+        assert state.outcome is not None
+        forfeited = tuple(s.forfeited for s in self.seats)
+        ranks = final_ranks(state.outcome, forfeited, rules)
+        outcome = state.outcome
+        for index in range(rules.players):
+            self._send(
+                index,
+                m.GameEnd(
+                    scores=list(outcome.scores),
+                    ranks=list(ranks),
+                    rounds=[list(r) for r in outcome.rounds],
+                ),
+            )
+        await self._flush_all()
+        return GameResult(
+            outcome=outcome,
+            ranks=ranks,
+            forfeited=forfeited,
+            faults=tuple(tuple(s.faults) for s in self.seats),
+            decisions=decisions,
+            results=state.results,
+            final=state,
+        )
+
+    def _round_start(self, state: State) -> None:
+        for index in range(self.rules.players):
+            self._send(index, wire.round_start(state, index))
+
+    async def _flush_all(self) -> None:
+        for index, seat in enumerate(self.seats):
+            if seat.live and seat.connection is not None:
+                with trio.move_on_after(self.time.grace_ms / 1000 + 1):
+                    try:
+                        await seat.connection.flush()
+                    except BotGoneError as exc:
+                        self._fault(index, FaultKind.CRASH, str(exc))
+
+    async def _decide(self, state: State) -> Decision:
+        index = state.to_move
+        seat = self.seats[index]
+        self.request_id += 1
+        request = self.request_id
+        if not seat.live:
+            return Decision(index, request, auto_move(state), None, True, (), state.round_index)
+        if seat.local is not None:
+            seat.decisions += 1
+            move = seat.local(state)
+            return Decision(index, request, move, None, False, (), state.round_index)
+        first = len(seat.faults)
+        asked, latency = await self._ask(index, state, request)
+        new_faults = tuple(seat.faults[first:])
+        if asked is None:
+            # A fault took the decision out of the bot's hands.
+            auto = legal_moves(state)[0] if seat.live else auto_move(state)
+            return Decision(index, request, auto, latency, True, new_faults, state.round_index)
+        seat.decisions += 1
+        return Decision(index, request, asked, latency, False, new_faults, state.round_index)
+
+    async def _ask(
+        self, index: int, state: State, request: int
+    ) -> tuple[Move | None, float | None]:
+        """Send the turn request and wait for a legal reply; `None` after a fault."""
+        seat = self.seats[index]
+        conn = seat.connection
+        assert conn is not None
+        move_ms = self.time.move_ms
+        turn = wire.turn_request(state, request, move_ms, int(seat.bank_ms))
+        self._send(index, turn)
+        if not seat.live:
+            return None, None
+        try:
+            await conn.flush()
+        except BotGoneError as exc:
+            self._fault(index, FaultKind.CRASH, str(exc), request, state.round_index)
+            return None, None
+        started = self.clock()
+        budget_s = (move_ms + seat.bank_ms + self.time.grace_ms) / 1000
+        round_index = state.round_index
+        move: Move | None = None
+        with trio.move_on_at(started + budget_s):
+            move = await self._read_reply(index, state, request)
+        elapsed_ms = (self.clock() - started) * 1000
+        if move is None and seat.live and self.clock() >= started + budget_s:
+            detail = f"no reply within {move_ms} ms + bank {int(seat.bank_ms)} ms"
+            self._error(index, "timeout", detail, request)
+            self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
+            seat.bank_ms = 0.0
+            return None, elapsed_ms
+        if move is None:
+            return None, elapsed_ms
+        seat.think_ms += elapsed_ms
+        over = max(0.0, elapsed_ms - move_ms - self.time.grace_ms)
+        seat.bank_ms = max(0.0, seat.bank_ms - over) + self.time.increment_ms
+        return move, elapsed_ms
+
+    async def _read_reply(self, index: int, state: State, request: int) -> Move | None:
+        seat = self.seats[index]
+        conn = seat.connection
+        assert conn is not None
+        round_index = state.round_index
+        while True:
+            try:
+                line = await conn.receive_line()
+            except BotGoneError as exc:
+                self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
+                return None
+            except RemoteProtocolError as exc:
+                kind = FaultKind.OVERSIZE if exc.code == "oversize" else FaultKind.MALFORMED
+                self._error(index, exc.code, str(exc), request)
+                self._fault(index, kind, str(exc), request, round_index)
+                return None
+            try:
+                reply = decode_from_bot(line)
+            except RemoteProtocolError as exc:
+                self._error(index, "malformed", str(exc), request)
+                self._fault(index, FaultKind.MALFORMED, f"{exc}: {line}", request, round_index)
+                return None
+            if not isinstance(reply, m.MoveReply):
+                log.info("seat %d: ignored unsolicited %s", index, type(reply).__name__)
+                continue
+            if reply.id != request:
+                self._fault(
+                    index,
+                    FaultKind.STALE_REPLY,
+                    f"reply for request {reply.id} while {request} is open: {line}",
+                    request,
+                    round_index,
+                )
+                self._send(
+                    index,
+                    m.Error(
+                        code="stale",
+                        message=f"request {reply.id} is not open; {request} is",
+                        request=reply.id,
+                    ),
+                )
+                continue
+            try:
+                return wire.move_of(reply, state)
+            except wire.ReplyError as exc:
+                kind = FaultKind.ILLEGAL if exc.code == "illegal" else FaultKind.MALFORMED
+                self._error(index, exc.code, str(exc), request)
+                self._fault(index, kind, f"{exc}: {line}", request, round_index)
+                return None

@@ -1,0 +1,83 @@
+"""A bot's session: the handshake, pings between games, and the goodbye.
+
+Games themselves are `referee.match.Game`; this module covers what happens on a
+connection around them. Startup failures are reported as `StartupError` with a
+sentence naming what went wrong.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+
+from protocol import PROTOCOL_VERSION, RemoteProtocolError, decode_from_bot
+from protocol import messages as m
+
+from .connection import BotGoneError, BotStalledError, Connection
+
+log = logging.getLogger(__name__)
+
+
+class StartupError(Exception):
+    """The bot did not complete the handshake."""
+
+
+async def handshake(conn: Connection, hello: m.Hello, timeout_s: float) -> tuple[m.Ready, float]:
+    """Send `hello`, wait for `ready`; the ready message and the time it took in ms."""
+    try:
+        conn.send(hello)
+        await conn.flush()
+    except (BotGoneError, BotStalledError) as exc:
+        raise StartupError(f"could not send hello: {exc}") from None
+    started = trio.current_time()
+    with trio.move_on_after(timeout_s):
+        while True:
+            try:
+                line = await conn.receive_line()
+            except BotGoneError as exc:
+                raise StartupError(f"exited before ready: {exc}") from None
+            except RemoteProtocolError as exc:
+                raise StartupError(f"bad line before ready: {exc}") from None
+            try:
+                msg = decode_from_bot(line)
+            except RemoteProtocolError as exc:
+                raise StartupError(f"answered hello with a bad line: {exc}: {line[:200]}") from None
+            if not isinstance(msg, m.Ready):
+                log.info("%s: ignored %s before ready", conn.name, type(msg).__name__)
+                continue
+            elapsed = (trio.current_time() - started) * 1000
+            if msg.protocol != PROTOCOL_VERSION:
+                text = f"bot speaks protocol {msg.protocol}; this referee speaks {PROTOCOL_VERSION}"
+                try:
+                    conn.send(m.Error(code="version", message=text))
+                    conn.send(m.Bye(reason="unsupported protocol version"))
+                    await conn.flush()
+                except (BotGoneError, BotStalledError):
+                    pass
+                raise StartupError(text)
+            return msg, elapsed
+    raise StartupError(f"no ready within {timeout_s:g} s of hello")
+
+
+async def ping(conn: Connection, nonce: int, timeout_s: float) -> float:
+    """Send `ping`, wait for the matching `pong`; the round trip in ms."""
+    conn.send(m.Ping(nonce=nonce))
+    await conn.flush()
+    started = trio.current_time()
+    with trio.fail_after(timeout_s):
+        while True:
+            msg = decode_from_bot(await conn.receive_line())
+            if isinstance(msg, m.Pong) and msg.nonce == nonce:
+                return (trio.current_time() - started) * 1000
+
+
+async def goodbye(conn: Connection, reason: str = "done") -> None:
+    """Send `bye` and close our end of the connection."""
+    try:
+        conn.send(m.Bye(reason=reason))
+        with trio.move_on_after(1):
+            await conn.flush()
+    except (BotGoneError, BotStalledError):
+        pass
+    conn.close_output()

@@ -236,7 +236,7 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     if rules.doubles_bind and state.open_doubles:
         live = _live_doubles(state, table)
         if live:
-            lines = live if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
+            lines = sorted(live) if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
             return _plays_on(state, seat, lines, only), False
     lines = _available(state, seat, table)
     mex = table.mexican
@@ -501,9 +501,17 @@ def _end_turn(state: State, marker: bool) -> State:
 
 
 def _blocked(state: State) -> bool:
-    """True when no seat could play a tile on its turn in the current position."""
+    """True when no seat could ever play again with the boneyard empty.
+
+    Passing only raises markers, and every seat that cannot play will pass in
+    turn, so the position to test is the one with every marker up: if nobody
+    can play even then, nobody ever will. Checking the markers as they stand
+    would end the round while a later pass could still open a train.
+    """
+    probe = state.copy()
+    probe.markers = (True,) * state.rules.players
     for seat in range(state.rules.players):
-        if state.hands[seat] and _start_plays(state, seat, None)[0]:
+        if state.hands[seat] and _start_plays(probe, seat, None)[0]:
             return False
     return True
 

@@ -7,6 +7,7 @@ wrong and exit with status 2; nothing here holds game logic.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 import click
@@ -160,6 +161,135 @@ def check_bot_cmd(
     verdict = "conforms" if failed == 0 else "does not conform"
     click.echo(f"check-bot: {passed} checks passed, {failed} failed: the bot {verdict}")
     sys.exit(0 if failed == 0 else 1)
+
+
+def _time_options(func: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(
+        [
+            click.option(
+                "--startup-ms",
+                type=int,
+                default=10_000,
+                show_default=True,
+                help="Time from hello to ready.",
+            ),
+            click.option(
+                "--move-ms",
+                type=int,
+                default=1_000,
+                show_default=True,
+                help="Time per decision before the bank is used.",
+            ),
+            click.option(
+                "--bank-ms",
+                type=int,
+                default=30_000,
+                show_default=True,
+                help="Time bank per game, for overruns.",
+            ),
+            click.option(
+                "--increment-ms",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Added to the bank after each decision.",
+            ),
+            click.option(
+                "--grace-ms",
+                type=int,
+                default=50,
+                show_default=True,
+                help="Harness latency allowance.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@main.command("play")
+@click.argument("bots", nargs=-1, required=True)
+@click.option(
+    "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
+)
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option.")
+@click.option("--seed", type=int, default=None, help="Game seed (default: random).")
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the game log to this file.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Folder for the game log (named after the game).",
+)
+@click.option(
+    "--stderr-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep each bot's stderr here (default: the log folder).",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(["forfeit", "default-move"]),
+    default="forfeit",
+    show_default=True,
+    help="What a fault costs.",
+)
+@click.option(
+    "--max-faults",
+    type=int,
+    default=3,
+    show_default=True,
+    help="With default-move: faults before a forfeit.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
+@_time_options
+def play_cmd(
+    bots: tuple[str, ...],
+    rules_name: str,
+    sets: tuple[str, ...],
+    seed: int | None,
+    log_file: str | None,
+    log_dir: str,
+    stderr_dir: str | None,
+    policy: str,
+    max_faults: int,
+    as_json: bool,
+    quiet: bool,
+    startup_ms: int,
+    move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    grace_ms: int,
+) -> None:
+    """Play one game between bot processes: referee play "NAME=cmd args" "cmd args" ...
+
+    Each BOT is a command line (split like a shell would, no shell is run),
+    optionally prefixed NAME=. The table has as many seats as bots.
+    """
+    from .play import play_from_cli
+
+    play_from_cli(
+        bots=bots,
+        rules_name=rules_name,
+        sets=parse_sets(sets),
+        seed=seed,
+        log_file=log_file,
+        log_dir=log_dir,
+        stderr_dir=stderr_dir,
+        policy=policy,
+        max_faults=max_faults,
+        as_json=as_json,
+        quiet=quiet,
+        times=(startup_ms, move_ms, bank_ms, increment_ms, grace_ms),
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

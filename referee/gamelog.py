@@ -1,0 +1,315 @@
+"""Game logs: one JSON line per fact, written as the game goes, read back whole.
+
+A log is a header (versions, rules, seed, bots), one line per decision, one
+line per round end, and a footer with the result. Each line is flushed as it
+is written, so a crash leaves a readable prefix; a log without its footer is
+incomplete, and reading it says so. The header plus the decisions re-derive
+the whole game with the engine: that is what `referee replay` checks.
+See spec/LOGS.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import IO, Literal
+
+import msgspec
+
+from protocol import messages as m
+
+from . import __version__
+from .faults import Fault
+from .match import Decision, GameResult, Recorder
+from .rules import Move, MoveKind, RoundResult, Rules, State, Tile
+from .wire import move_spec, rules_info
+
+LOG_FORMAT = 1
+
+
+class LogBot(msgspec.Struct, kw_only=True):
+    """A bot as the header names it."""
+
+    seat: int
+    name: str
+    command: str
+
+
+class LogFault(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A fault as logged."""
+
+    seat: int
+    kind: str
+    detail: str
+    request: int | None = None
+
+
+class LogLine(msgspec.Struct, tag_field="type", kw_only=True):
+    """Base of every log line."""
+
+
+class Header(LogLine, tag="header", kw_only=True):
+    """First line: what is needed to re-derive the game."""
+
+    format: int = LOG_FORMAT
+    referee: str
+    protocol: int
+    game: str
+    rules: m.RulesInfo
+    seed: int
+    bots: list[LogBot]
+    time: m.TimeControl
+    policy: str
+    max_faults: int
+    started: str
+    seat: int | None = None  # set in a log redacted for one seat
+
+
+class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
+    """One decision: who, which request, what move, how long it took."""
+
+    n: int
+    round: int
+    seat: int
+    request: int
+    move: m.MoveSpec
+    latency_ms: float | None = None
+    auto: bool = False
+    drew: m.Tile | None = None  # the drawn tile; absent in logs redacted for other seats
+    faults: list[LogFault] = []
+
+
+class RoundLine(LogLine, tag="round_end", kw_only=True):
+    """A round's end: hands shown, scores."""
+
+    round: int
+    engine: int
+    reason: Literal["out", "blocked"]
+    out: list[int]
+    hands: list[list[m.Tile]]
+    values: list[int]
+    scores: list[int]
+
+
+class Footer(LogLine, tag="footer", kw_only=True):
+    """Last line: the result. Its absence marks the log incomplete."""
+
+    scores: list[int]
+    ranks: list[int]
+    forfeited: list[bool]
+    faults: list[LogFault]
+    decisions: int
+    ended: str
+    duration_s: float
+
+
+AnyLine = Header | DecisionLine | RoundLine | Footer
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(AnyLine)
+
+
+def now_iso() -> str:
+    """The current UTC time, to the second, ISO 8601."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def _tile(t: Tile) -> m.Tile:
+    return (t.hi, t.lo)
+
+
+def log_fault(fault: Fault) -> LogFault:
+    """A fault as a log line carries it."""
+    return LogFault(
+        seat=fault.seat, kind=fault.kind.value, detail=fault.detail, request=fault.request
+    )
+
+
+class LogWriter(Recorder):
+    """Writes a game log as the game goes, one flushed line per fact.
+
+    With `seat` set, the log is redacted for that seat the way its messages were:
+    drawn tiles of other seats are left out.
+    """
+
+    def __init__(self, path: Path, header: Header, seat: int | None = None) -> None:
+        self.path = path
+        self.seat = seat
+        self._handle: IO[bytes] = path.open("wb")
+        self._count = 0
+        self._started = dt.datetime.now(dt.UTC)
+        header.seat = seat
+        self._write(header)
+
+    def _write(self, line: LogLine) -> None:
+        self._handle.write(_encoder.encode(line) + b"\n")
+        self._handle.flush()
+
+    def decision(self, record: Decision, state: State) -> None:
+        """Log one decision; `state` is after it (a draw's tile is read from it)."""
+        self._count += 1
+        drew = None
+        visible = self.seat is None or self.seat == record.seat
+        if record.move.kind is MoveKind.DRAW and visible and state.drawn is not None:
+            drew = _tile(state.drawn)  # a draw never ends a round, so the state holds it
+        self._write(
+            DecisionLine(
+                n=self._count,
+                round=record.round,
+                seat=record.seat,
+                request=record.request,
+                move=move_spec(record.move),
+                latency_ms=round(record.latency_ms, 3) if record.latency_ms is not None else None,
+                auto=record.auto,
+                drew=drew,
+                faults=[log_fault(f) for f in record.faults],
+            )
+        )
+
+    def round_end(self, result: RoundResult) -> None:
+        """Log a round's end."""
+        self._write(
+            RoundLine(
+                round=result.number,
+                engine=result.engine,
+                reason="out" if result.end.value == "out" else "blocked",
+                out=list(result.out),
+                hands=[[_tile(t) for t in h] for h in result.hands],
+                values=list(result.values),
+                scores=list(result.scores),
+            )
+        )
+
+    def finish(self, result: GameResult) -> None:
+        """Write the footer and close the file: only now is the log complete."""
+        ended = dt.datetime.now(dt.UTC)
+        faults = [log_fault(f) for seat in result.faults for f in seat]
+        self._write(
+            Footer(
+                scores=list(result.outcome.scores),
+                ranks=list(result.ranks),
+                forfeited=list(result.forfeited),
+                faults=faults,
+                decisions=result.decisions,
+                ended=ended.replace(microsecond=0).isoformat(),
+                duration_s=round((ended - self._started).total_seconds(), 3),
+            )
+        )
+        self.close()
+
+    def close(self) -> None:
+        """Close the file (a log closed without `finish` stays incomplete)."""
+        if not self._handle.closed:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+
+
+def make_header(
+    *,
+    game: str,
+    rules: Rules,
+    seed: int,
+    bots: list[LogBot],
+    time: m.TimeControl,
+    policy: str,
+    max_faults: int,
+) -> Header:
+    """The header of a new game log."""
+    return Header(
+        referee=__version__,
+        protocol=m.PROTOCOL_VERSION,
+        game=game,
+        rules=rules_info(rules),
+        seed=seed,
+        bots=bots,
+        time=time,
+        policy=policy,
+        max_faults=max_faults,
+        started=now_iso(),
+    )
+
+
+class LogError(Exception):
+    """A file that is not a game log this referee can read; the message says where."""
+
+
+class GameLog(msgspec.Struct, kw_only=True):
+    """A log read back: header, decisions, round ends, and the footer if it has one."""
+
+    path: str
+    header: Header
+    decisions: list[DecisionLine]
+    rounds: list[RoundLine]
+    footer: Footer | None
+    lines: dict[int, int] = {}  # decision number -> line number in the file
+
+    @property
+    def complete(self) -> bool:
+        """True when the log has its footer."""
+        return self.footer is not None
+
+
+def read_log(path: Path) -> GameLog:
+    """Read a game log; `LogError` naming the line for anything that is not one."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LogError(f"{path}: cannot read: {exc.strerror}") from None
+    header: Header | None = None
+    decisions: list[DecisionLine] = []
+    rounds: list[RoundLine] = []
+    footer: Footer | None = None
+    lines: dict[int, int] = {}
+    for number, text in enumerate(raw.split(b"\n"), start=1):
+        if not text.strip():
+            continue
+        try:
+            line = _decoder.decode(text)
+        except msgspec.ValidationError as exc:
+            if header is None and b'"format"' in text:
+                raise LogError(
+                    f"{path}:{number}: not a game log of format {LOG_FORMAT}: {exc}"
+                ) from None
+            raise LogError(f"{path}:{number}: {exc}") from None
+        except msgspec.DecodeError as exc:
+            if header is not None and number == len(raw.split(b"\n")):
+                break  # a last line cut short by a crash: the log is incomplete
+            raise LogError(f"{path}:{number}: not JSON: {exc}") from None
+        if header is None:
+            if not isinstance(line, Header):
+                raise LogError(f"{path}:{number}: a game log starts with its header")
+            if line.format != LOG_FORMAT:
+                raise LogError(
+                    f"{path}:{number}: log format {line.format}; this referee reads {LOG_FORMAT}"
+                )
+            header = line
+        elif isinstance(line, DecisionLine):
+            decisions.append(line)
+            lines[line.n] = number
+        elif isinstance(line, RoundLine):
+            rounds.append(line)
+        elif isinstance(line, Footer):
+            footer = line
+        else:
+            raise LogError(f"{path}:{number}: a second header")
+    if header is None:
+        raise LogError(f"{path}: empty file, not a game log")
+    return GameLog(
+        path=str(path),
+        header=header,
+        decisions=decisions,
+        rounds=rounds,
+        footer=footer,
+        lines=lines,
+    )
+
+
+def move_of_spec(spec: m.MoveSpec) -> Move:
+    """The engine move a logged move names."""
+    kind = MoveKind(spec.action)
+    if kind is MoveKind.PLAY:
+        assert spec.tile is not None
+        a, b = spec.tile
+        return Move(kind, Tile(a, b) if a >= b else Tile(b, a), spec.train, spec.announce)
+    return Move(kind)

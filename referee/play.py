@@ -1,0 +1,153 @@
+"""`referee play`: one game between bot processes, shown live, logged, summed up.
+
+The command-line half of `referee.runner`: it turns options into a game,
+prints rounds as they end (to stderr when --json keeps stdout for the result),
+and maps problems to one-line errors and exit codes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+from rich.console import Console
+
+from protocol.messages import TimeControl
+
+from .cli import fail
+from .display import RoundPrinter, result_table
+from .faults import Policy
+from .process import BotSpec, parse_bot
+from .rules import RulesError, preset
+from .runner import GameReport, run_game
+
+
+def play_from_cli(
+    *,
+    bots: tuple[str, ...],
+    rules_name: str,
+    sets: dict[str, str],
+    seed: int | None,
+    log_file: str | None,
+    log_dir: str,
+    stderr_dir: str | None,
+    policy: str,
+    max_faults: int,
+    as_json: bool,
+    quiet: bool,
+    times: tuple[int, int, int, int, int],
+) -> None:
+    """Run `referee play` with parsed options; exits the process."""
+    specs: list[BotSpec] = []
+    for i, text in enumerate(bots):
+        try:
+            specs.append(parse_bot(text, i))
+        except ValueError as exc:
+            fail(str(exc))
+    overrides: dict[str, Any] = dict(sets)
+    overrides.setdefault("players", len(specs))
+    try:
+        rules = preset(rules_name, **overrides)
+    except RulesError as exc:
+        fail(str(exc))
+    if rules.players != len(specs):
+        fail(f"players={rules.players} but {len(specs)} bots were given")
+    startup_ms, move_ms, bank_ms, increment_ms, grace_ms = times
+    for label, value in (
+        ("startup-ms", startup_ms),
+        ("move-ms", move_ms),
+        ("bank-ms", bank_ms),
+        ("increment-ms", increment_ms),
+        ("grace-ms", grace_ms),
+    ):
+        if value < 0:
+            fail(f"--{label}={value}: must not be negative")
+    time = TimeControl(
+        startup_ms=startup_ms,
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        grace_ms=grace_ms,
+    )
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    game_id = f"game-{seed}"
+    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{game_id}.jsonl"
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create {log_path.parent}: {exc.strerror}")
+    err_dir = Path(stderr_dir) if stderr_dir else log_path.parent
+    try:
+        err_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create {err_dir}: {exc.strerror}")
+
+    console = Console(stderr=as_json, quiet=quiet)
+    printer = RoundPrinter(console, rules)
+
+    def started(names: list[str]) -> None:
+        printer.names = names
+        console.print(
+            f"game {game_id}: {', '.join(names)} | {rules_name} | seed {seed} | log {log_path}"
+        )
+
+    try:
+        report = trio.run(
+            lambda: run_game(
+                specs,
+                rules,
+                seed,
+                game_id=game_id,
+                time=time,
+                log_path=log_path,
+                policy=Policy(policy),
+                max_faults=max_faults,
+                stderr_dir=err_dir,
+                recorder=printer,
+                on_start=started,
+            )
+        )
+    except KeyboardInterrupt:
+        click.echo(f"referee: interrupted; every bot was ended; {log_path} is incomplete", err=True)
+        sys.exit(130)
+    except OSError as exc:
+        fail(f"cannot write the game log {log_path}: {exc.strerror}")
+    if as_json:
+        click.echo(json.dumps(summary(report, seed)))
+    else:
+        console.print(result_table(rules, report.names, report.result))
+        console.print(f"log: {report.log_path}")
+    sys.exit(0)
+
+
+def summary(report: GameReport, seed: int) -> dict[str, Any]:
+    """The result as `--json` prints it."""
+    result = report.result
+    seats = []
+    for s, name in enumerate(report.names):
+        seats.append(
+            {
+                "seat": s,
+                "name": name,
+                "score": result.outcome.scores[s],
+                "rank": result.ranks[s],
+                "status": "forfeit" if result.forfeited[s] else "ok",
+                "faults": [
+                    {"kind": f.kind.value, "detail": f.detail, "request": f.request}
+                    for f in result.faults[s]
+                ],
+            }
+        )
+    return {
+        "seed": seed,
+        "log": str(report.log_path),
+        "decisions": result.decisions,
+        "rounds": [list(r) for r in result.outcome.rounds],
+        "seats": seats,
+    }

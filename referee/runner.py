@@ -1,0 +1,186 @@
+"""Run one game between bot processes: start, handshake, play, log, end every process.
+
+Every bot process of a game lives in the game's nursery and is ended in a
+shielded `finally`, so an error, a cancellation or Ctrl-C still ends them all;
+the log then has no footer and reads as incomplete.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from protocol import messages as m
+
+from . import __version__
+from .faults import Fault, FaultKind, Policy
+from .gamelog import LogBot, LogWriter, make_header
+from .match import Decision, Game, GameResult, Recorder, Seat
+from .process import BotProcess, BotSpec, start_bot
+from .rules import RoundResult, Rules, State
+from .session import StartupError, goodbye, handshake
+from .wire import rules_info
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class GameReport:
+    """What `referee play` reports: the result, the bots' names, where the log is."""
+
+    result: GameResult
+    names: list[str]
+    log_path: Path
+    stderr_paths: list[Path | None]
+
+
+class _Fanout(Recorder):
+    """Passes each event to several recorders."""
+
+    def __init__(self, *recorders: Recorder) -> None:
+        self.recorders = recorders
+
+    def decision(self, record: Decision, state: State) -> None:
+        for r in self.recorders:
+            r.decision(record, state)
+
+    def round_end(self, result: RoundResult) -> None:
+        for r in self.recorders:
+            r.round_end(result)
+
+
+def unique_names(specs: Sequence[BotSpec]) -> list[str]:
+    """Bot names, with `#2`, `#3` added where two bots share one."""
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        count = seen.get(spec.name, 0) + 1
+        seen[spec.name] = count
+        out.append(spec.name if count == 1 else f"{spec.name}#{count}")
+    return out
+
+
+async def run_game(
+    specs: Sequence[BotSpec],
+    rules: Rules,
+    seed: int,
+    *,
+    game_id: str,
+    time: m.TimeControl,
+    log_path: Path,
+    policy: Policy = Policy.FORFEIT,
+    max_faults: int = 3,
+    stderr_dir: Path | None = None,
+    recorder: Recorder | None = None,
+    on_start: Callable[[list[str]], None] | None = None,
+) -> GameReport:
+    """Play one game between freshly started bot processes and write its log."""
+    names = unique_names(specs)
+    stderr_paths: list[Path | None] = [
+        (stderr_dir / f"{game_id}-seat{i}-{names[i]}.stderr") if stderr_dir else None
+        for i in range(len(specs))
+    ]
+    header = make_header(
+        game=game_id,
+        rules=rules,
+        seed=seed,
+        bots=[LogBot(seat=i, name=names[i], command=s.command) for i, s in enumerate(specs)],
+        time=time,
+        policy=policy.value,
+        max_faults=max_faults,
+    )
+    writer = LogWriter(log_path, header)
+    procs: list[BotProcess | None] = [None] * len(specs)
+    seats = [Seat(name=names[i]) for i in range(len(specs))]
+    early: list[Fault] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                await _start_all(specs, stderr_paths, procs, early, nursery)
+                hello = m.Hello(
+                    referee=f"mexican-train-referee {__version__}",
+                    players=rules.players,
+                    rules=rules_info(rules),
+                    time=time,
+                )
+                await _handshake_all(procs, hello, time, early)
+                for i, proc in enumerate(procs):
+                    if proc is not None:
+                        seats[i].connection = proc.connection
+                if on_start is not None:
+                    on_start(names)
+
+                def forfeit(index: int) -> None:
+                    proc = procs[index]
+                    if proc is not None:
+                        nursery.start_soon(proc.stop)
+
+                game = Game(
+                    seats,
+                    rules,
+                    seed,
+                    game_id=game_id,
+                    time=time,
+                    policy=policy,
+                    max_faults=max_faults,
+                    recorder=_Fanout(writer, recorder) if recorder else writer,
+                    on_forfeit=forfeit,
+                )
+                for fault in early:
+                    seats[fault.seat].faults.append(fault)
+                    seats[fault.seat].forfeited = True
+                result = await game.play()
+                for proc, seat in zip(procs, seats, strict=True):
+                    if proc is not None and seat.live:
+                        await goodbye(proc.connection)
+            finally:
+                with trio.CancelScope(shield=True):
+                    async with trio.open_nursery() as stoppers:
+                        for proc in procs:
+                            if proc is not None:
+                                stoppers.start_soon(proc.stop)
+                nursery.cancel_scope.cancel()
+        writer.finish(result)
+    finally:
+        writer.close()
+    return GameReport(result=result, names=names, log_path=log_path, stderr_paths=stderr_paths)
+
+
+async def _start_all(
+    specs: Sequence[BotSpec],
+    stderr_paths: list[Path | None],
+    procs: list[BotProcess | None],
+    early: list[Fault],
+    nursery: trio.Nursery,
+) -> None:
+    for i, spec in enumerate(specs):
+        try:
+            proc = await start_bot(spec, stderr_paths[i])
+        except OSError as exc:
+            early.append(Fault(i, FaultKind.STARTUP_FAILURE, f"cannot start {spec.command}: {exc}"))
+            continue
+        procs[i] = proc
+        nursery.start_soon(proc.drain_stderr)
+        nursery.start_soon(proc.connection.writer)
+
+
+async def _handshake_all(
+    procs: list[BotProcess | None], hello: m.Hello, time: m.TimeControl, early: list[Fault]
+) -> None:
+    async def one(index: int, proc: BotProcess) -> None:
+        try:
+            ready, _ = await handshake(proc.connection, hello, time.startup_ms / 1000)
+            log.info("seat %d: %s %s ready", index, ready.name, ready.version)
+        except StartupError as exc:
+            early.append(Fault(index, FaultKind.STARTUP_FAILURE, str(exc)))
+            procs[index] = None
+            await proc.stop()
+
+    async with trio.open_nursery() as nursery:
+        for i, proc in enumerate(procs):
+            if proc is not None:
+                nursery.start_soon(one, i, proc)

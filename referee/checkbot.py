@@ -117,6 +117,7 @@ async def check_bot(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(bot.drain_stderr)
         nursery.start_soon(bot.connection.writer)
+        nursery.start_soon(bot.watch)
         try:
             await _battery(bot, plan, time, add)
         finally:
@@ -140,7 +141,7 @@ async def _battery(
     try:
         ready, took = await handshake(conn, hello, time.startup_ms / 1000)
     except StartupError as exc:
-        add("handshake", False, str(exc))
+        add("handshake", False, f"{exc}{await bot.exit_note()}")
         return
     add("handshake", True, f"ready in {took:.0f} ms: {ready.name!r} {ready.version!r}")
     add("version", True, f"speaks protocol {ready.protocol}")
@@ -200,8 +201,8 @@ async def _battery(
 
     await goodbye(conn)
     with trio.move_on_after(2.0):
-        await bot.process.wait()
-    code = bot.process.returncode
+        await bot.wait()
+    code = bot.returncode
     detail = (
         f"{describe_exit(code)} after bye" if code is not None else "still running 2 s after bye"
     )

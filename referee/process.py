@@ -1,19 +1,22 @@
 """Bot processes: start one in its own process group, drain its stderr, end it for sure.
 
 Ending goes `bye`, a short wait for a clean exit, SIGTERM to the whole group,
-then SIGKILL. Each bot also gets a parent-death signal, so a referee killed
-outright does not leave it running.
+then SIGKILL. Each bot runs under `referee.keeper`, which kills the whole group
+when the referee's end of a socket closes, so nothing survives a referee that
+is itself killed with SIGKILL.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import shlex
+import shutil
 import signal
+import socket
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,23 +62,24 @@ def parse_bot(text: str, index: int = 0) -> BotSpec:
     return BotSpec(name=name, argv=argv)
 
 
-def _set_parent_death_signal() -> None:  # pragma: no cover - runs in the child
-    # Linux: the bot gets SIGKILL when the referee dies, even by SIGKILL.
-    try:
-        libc = ctypes.CDLL(None)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-
-
 class BotProcess:
     """A running bot: its process, its protocol connection and its stderr file."""
 
-    def __init__(self, spec: BotSpec, process: trio.Process, stderr_path: Path | None) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        process: trio.Process,
+        stderr_path: Path | None,
+        control: trio.socket.SocketType,
+    ) -> None:
         self.spec = spec
         self.process = process
         self.stderr_path = stderr_path
+        self.control = control
+        self.returncode: int | None = None  # the bot's own exit status, from the keeper
+        self.start_error: str | None = None
+        self._control_buffer = b""
+        self.exited = trio.Event()
         assert process.stdin is not None and process.stdout is not None
         self.connection = Connection(process.stdin, process.stdout, name=spec.name)
 
@@ -114,39 +118,102 @@ class BotProcess:
             if handle is not None:
                 handle.close()
 
+    async def watch(self) -> None:
+        """Read the keeper's reports until it closes: the bot's exit, or why it did not start."""
+        while self.returncode is None:
+            try:
+                data = await self.control.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self._control_buffer += data
+            while b"\n" in self._control_buffer:
+                line, _, self._control_buffer = self._control_buffer.partition(b"\n")
+                word, _, rest = line.decode("utf-8", "replace").partition(" ")
+                if word == "exit":
+                    self.returncode = int(rest)
+                    self.exited.set()
+                elif word == "error":
+                    self.start_error = rest
+
+    async def exit_note(self, wait_s: float = 0.5) -> str:
+        """Why the bot may have stopped answering: its exit, if it exits within `wait_s`."""
+        with trio.move_on_after(wait_s):
+            await self.exited.wait()
+        if self.start_error:
+            return f" ({self.start_error})"
+        if self.returncode is not None:
+            return f" ({describe_exit(self.returncode)})"
+        return ""
+
+    async def wait(self) -> int | None:
+        """Wait for the bot (not the keeper) to exit; its status."""
+        await self.exited.wait()
+        return self.returncode
+
     async def stop(self) -> int | None:
         """End the bot: wait for a clean exit, then SIGTERM, then SIGKILL its whole group."""
         with trio.CancelScope(shield=True):
             with trio.move_on_after(CLEAN_EXIT_S):
-                await self.process.wait()
-            if self.process.returncode is None:
+                await self.exited.wait()
+            if self.returncode is None:
                 self.kill_group(signal.SIGTERM)
                 with trio.move_on_after(TERM_GRACE_S):
-                    await self.process.wait()
-            # The group may hold grandchildren even after the bot itself exited.
+                    await self.exited.wait()
+            # The group may hold grandchildren even after the bot itself exited; the
+            # keeper is in it too and goes with them.
             self.kill_group(signal.SIGKILL)
-            if self.process.returncode is None:
-                await self.process.wait()
+            await self.process.wait()
+            self.control.close()
             await self.connection.aclose()
-        return self.process.returncode
+        return self.returncode
 
 
 async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-    """Start `spec` as a child in its own process group with piped stdio."""
+    """Start `spec` under a keeper, in a new process group, with piped stdio.
+
+    Run `watch()` in a nursery to learn when the bot exits. A command that does
+    not exist or cannot be executed raises `OSError` here.
+    """
+    if not _findable(spec):
+        raise FileNotFoundError(2, f"no such program: {spec.argv[0]}")
     env = dict(os.environ)
     env.update(spec.env)
     env.setdefault("PYTHONUNBUFFERED", "1")
-    process = await trio.lowlevel.open_process(
-        list(spec.argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=spec.cwd,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_set_parent_death_signal,
-    )
-    return BotProcess(spec, process, stderr_path)
+    ours, theirs = socket.socketpair()
+    try:
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "referee.keeper", str(theirs.fileno()), "--", *spec.argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=spec.cwd,
+            env={**env, "PYTHONPATH": _keeper_path(env)},
+            start_new_session=True,
+            pass_fds=(theirs.fileno(),),
+        )
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return BotProcess(spec, process, stderr_path, trio.socket.from_stdlib_socket(ours))
+
+
+def _findable(spec: BotSpec) -> bool:
+    program = spec.argv[0]
+    if "/" in program:
+        path = Path(spec.cwd or ".") / program
+        return path.is_file() and os.access(path, os.X_OK)
+    return shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is not None
+
+
+def _keeper_path(env: dict[str, str]) -> str:
+    # The keeper must import even when the referee runs from a source tree.
+    here = str(Path(__file__).resolve().parent.parent)
+    rest = env.get("PYTHONPATH", "")
+    return here + (os.pathsep + rest if rest else "")
 
 
 def describe_exit(code: int | None) -> str:

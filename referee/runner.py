@@ -166,6 +166,7 @@ async def _start_all(
         procs[i] = proc
         nursery.start_soon(proc.drain_stderr)
         nursery.start_soon(proc.connection.writer)
+        nursery.start_soon(proc.watch)
 
 
 async def _handshake_all(
@@ -176,7 +177,8 @@ async def _handshake_all(
             ready, _ = await handshake(proc.connection, hello, time.startup_ms / 1000)
             log.info("seat %d: %s %s ready", index, ready.name, ready.version)
         except StartupError as exc:
-            early.append(Fault(index, FaultKind.STARTUP_FAILURE, str(exc)))
+            detail = f"{exc}{await proc.exit_note()}"
+            early.append(Fault(index, FaultKind.STARTUP_FAILURE, detail))
             procs[index] = None
             await proc.stop()
 

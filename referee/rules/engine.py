@@ -238,27 +238,39 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
         if live:
             lines = sorted(live) if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
             return _plays_on(state, seat, lines, only), False
-    lines = _available(state, seat, table)
-    mex = table.mexican
-    if rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
-        lines.remove(mex)
-        plays = _plays_on(state, seat, lines, only)
-        if not plays:
-            plays = _plays_on(state, seat, [mex], only)
-    else:
-        plays = _plays_on(state, seat, lines, only)
-    if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles and plays:
-        optional = all(m.train == seat for m in plays)
-        return plays, optional
+    plays = _open_plays(state, seat, table, only)
+    if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles:
+        if only is not None:
+            # 004: after drawing, the seat "may then begin their first turn or pass".
+            starts = _plays_on(state, seat, [seat], None)
+            plays = sorted(
+                {*plays, *starts},
+                key=lambda m: (m.train, m.tile),
+            )
+        if plays:
+            return plays, all(m.train == seat for m in plays)
     return plays, False
 
 
-def _follow_lines(state: State, seat: int, table: _Table) -> list[int]:
+def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
+    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied."""
+    lines = _available(state, seat, table)
+    mex = table.mexican
+    if state.rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
+        lines.remove(mex)
+        plays = _plays_on(state, seat, lines, only)
+        return plays or _plays_on(state, seat, [mex], only)
+    return _plays_on(state, seat, lines, only)
+
+
+def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
+    """Plays after a double: on the swan's own double, one's own train in a first
+    train or the fast phase, else anywhere open (not bound by open doubles)."""
     if state.lock >= 0:
-        return [state.lock]
+        return _plays_on(state, seat, [state.lock], only)
     if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
-        return _lines_of(state, table.group_of[seat])
-    return _available(state, seat, table)
+        return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only)
+    return _open_plays(state, seat, table, only)
 
 
 def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
@@ -272,7 +284,7 @@ def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
         out.extend(_lines_of(state, group))
         if group != MEXICAN:
             break  # a public train may not be skipped
-    return out
+    return sorted(out)
 
 
 def _legal(state: State) -> tuple[Move, ...]:
@@ -285,7 +297,7 @@ def _legal(state: State) -> tuple[Move, ...]:
     if ctx is Ctx.START:
         plays, optional = _start_plays(state, seat, drawn)
     elif ctx is Ctx.FOLLOW:
-        plays = _plays_on(state, seat, _follow_lines(state, seat, table), drawn)
+        plays = _follow_plays(state, seat, table, drawn)
     elif ctx is Ctx.SWAN:
         plays = _plays_on(state, seat, _swan_targets(state, seat, table), None)
         return (*_announced(state, seat, plays), END)
@@ -293,7 +305,7 @@ def _legal(state: State) -> tuple[Move, ...]:
         plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
         return (*_announced(state, seat, plays), END)
     else:  # BUILD_FOLLOW
-        plays = _plays_on(state, seat, _follow_lines(state, seat, table), None)
+        plays = _follow_plays(state, seat, table, None)
         return tuple(_announced(state, seat, plays)) if plays else (END,)
     moves = _announced(state, seat, plays)
     if drawn is None:
@@ -417,7 +429,8 @@ def _play(state: State, move: Move) -> State:
         rules.first_turn is FirstTurn.DELAYED
         and index == seat
         and not line.tiles
-        and ctx is Ctx.START
+        and ctx in (Ctx.START, Ctx.FOLLOW)
+        and state.lock < 0
     ):
         new.ctx = Ctx.CONTINUE  # the saved first train is played now, as long as wanted
         new.turn_first = True

@@ -7,7 +7,7 @@ train and the rule at stake.
 
 from __future__ import annotations
 
-from .engine import _available, _follow_lines, _live_doubles, _swan_targets, _table, legal_moves
+from .engine import _available, _follow_plays, _live_doubles, _swan_targets, _table, legal_moves
 from .options import FirstTurn, SatisfyOrder
 from .state import MEXICAN, Ctx, Move, MoveKind, State
 
@@ -82,7 +82,8 @@ def _explain_play(state: State, move: Move) -> str:
         if not targets:
             return "the swan drive has no public train left to play on: END the turn"
         return f"the swan drive goes on with {train_name(state, targets[0])}, not {name}"
-    if ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW) and index not in _follow_lines(state, seat, table):
+    follow = {mv.train for mv in _follow_plays(state, seat, table, None)}
+    if ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW) and index not in follow:
         if state.lock >= 0:
             return f"the double on {train_name(state, state.lock)} must be finished first"
         return f"{name} is not open to seat {seat}"

@@ -292,5 +292,30 @@ def play_cmd(
     )
 
 
+@main.command("replay")
+@click.argument("log_file", type=click.Path(dir_okay=False))
+def replay_cmd(log_file: str) -> None:
+    """Verify a game log: re-derive the game and check every recorded fact."""
+    from pathlib import Path
+
+    from .gamelog import LogError, read_log
+    from .replay import verify
+
+    try:
+        log = read_log(Path(log_file))
+    except LogError as exc:
+        fail(str(exc))
+    verdict = verify(log)
+    if verdict.divergence is not None:
+        click.echo(f"{log_file}: diverges at {verdict.divergence}")
+        sys.exit(1)
+    state = "complete" if verdict.complete else "INCOMPLETE (no footer: the game was cut short)"
+    click.echo(
+        f"{log_file}: verified {verdict.decisions} decisions and {verdict.rounds} rounds; "
+        f"the log is {state}"
+    )
+    sys.exit(0)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

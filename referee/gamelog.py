@@ -243,6 +243,8 @@ class GameLog(msgspec.Struct, kw_only=True):
     rounds: list[RoundLine]
     footer: Footer | None
     lines: dict[int, int] = {}  # decision number -> line number in the file
+    round_lines: dict[int, int] = {}  # round number -> line number of its round end
+    footer_line: int = 0
 
     @property
     def complete(self) -> bool:
@@ -261,6 +263,8 @@ def read_log(path: Path) -> GameLog:
     rounds: list[RoundLine] = []
     footer: Footer | None = None
     lines: dict[int, int] = {}
+    round_lines: dict[int, int] = {}
+    footer_line = 0
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():
             continue
@@ -275,6 +279,8 @@ def read_log(path: Path) -> GameLog:
         except msgspec.DecodeError as exc:
             if header is not None and number == len(raw.split(b"\n")):
                 break  # a last line cut short by a crash: the log is incomplete
+            if header is None:
+                raise LogError(f"{path}:{number}: not a game log (not JSON: {exc})") from None
             raise LogError(f"{path}:{number}: not JSON: {exc}") from None
         if header is None:
             if not isinstance(line, Header):
@@ -289,8 +295,10 @@ def read_log(path: Path) -> GameLog:
             lines[line.n] = number
         elif isinstance(line, RoundLine):
             rounds.append(line)
+            round_lines[line.round] = number
         elif isinstance(line, Footer):
             footer = line
+            footer_line = number
         else:
             raise LogError(f"{path}:{number}: a second header")
     if header is None:
@@ -302,6 +310,8 @@ def read_log(path: Path) -> GameLog:
         rounds=rounds,
         footer=footer,
         lines=lines,
+        round_lines=round_lines,
+        footer_line=footer_line,
     )
 
 

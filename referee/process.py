@@ -177,7 +177,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     not exist or cannot be executed raises `OSError` here.
     """
     if not _findable(spec):
-        raise FileNotFoundError(2, f"no such program: {spec.argv[0]}")
+        raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program (looked in PATH)")
     env = dict(os.environ)
     env.update(spec.env)
     env.setdefault("PYTHONUNBUFFERED", "1")

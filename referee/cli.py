@@ -250,6 +250,30 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Address-space limit per bot (Linux RLIMIT_AS).",
+)
+@click.option(
+    "--cpu-s",
+    type=click.IntRange(min=1),
+    default=None,
+    help="CPU seconds per bot process (RLIMIT_CPU).",
+)
+@click.option(
+    "--max-files",
+    type=click.IntRange(min=3),
+    default=None,
+    help="Open files per bot (RLIMIT_NOFILE).",
+)
+@click.option(
+    "--max-output-kb",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Bytes (in KiB) a bot may write during one decision.",
+)
 @_time_options
 def play_cmd(
     bots: tuple[str, ...],
@@ -263,6 +287,10 @@ def play_cmd(
     max_faults: int,
     as_json: bool,
     quiet: bool,
+    memory_mb: int | None,
+    cpu_s: int | None,
+    max_files: int | None,
+    max_output_kb: int | None,
     startup_ms: int,
     move_ms: int,
     bank_ms: int,
@@ -275,6 +303,7 @@ def play_cmd(
     optionally prefixed NAME=. The table has as many seats as bots.
     """
     from .play import play_from_cli
+    from .process import Limits
 
     play_from_cli(
         bots=bots,
@@ -289,6 +318,8 @@ def play_cmd(
         as_json=as_json,
         quiet=quiet,
         times=(startup_ms, move_ms, bank_ms, increment_ms, grace_ms),
+        limits=Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files),
+        output_cap=max_output_kb * 1024 if max_output_kb else None,
     )
 
 

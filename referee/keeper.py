@@ -1,7 +1,7 @@
 """The keeper: a tiny parent for one bot that ends the bot's whole process group
 when the referee goes away, even when the referee is killed with SIGKILL.
 
-    python -m referee.keeper FD -- CMD [ARGS...]
+    python -m referee.keeper FD [--as BYTES] [--cpu SECONDS] [--nofile N] -- CMD [ARGS...]
 
 The referee starts the keeper in a new session (so keeper, bot and any
 grandchildren share one process group) with one end of a socket pair as FD.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import select
 import signal
 import sys
@@ -37,17 +38,28 @@ def _send(fd: int, text: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Run the keeper; returns only if it could not start the bot."""
-    if len(argv) < 3 or argv[1] != "--":
-        print("usage: python -m referee.keeper FD -- CMD [ARGS...]", file=sys.stderr)
+    if "--" not in argv or len(argv) < 3:
+        print("usage: python -m referee.keeper FD [LIMITS] -- CMD [ARGS...]", file=sys.stderr)
         return 2
+    split = argv.index("--")
     fd = int(argv[0])
-    command = argv[2:]
+    options, command = argv[1:split], argv[split + 1 :]
+    limits = {
+        "--as": resource.RLIMIT_AS,
+        "--cpu": resource.RLIMIT_CPU,
+        "--nofile": resource.RLIMIT_NOFILE,
+    }
+    chosen = [(limits[options[i]], int(options[i + 1])) for i in range(0, len(options), 2)]
     os.set_inheritable(fd, False)
     pid = os.fork()
     if pid == 0:  # the bot
         _pdeathsig_kill()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:
+            for which, value in chosen:
+                # The hard CPU limit a second later turns an ignored SIGXCPU into SIGKILL.
+                hard = value + 1 if which == resource.RLIMIT_CPU else value
+                resource.setrlimit(which, (value, hard))
             os.execvp(command[0], command)
         except OSError as exc:
             _send(fd, f"error cannot start {command[0]}: {exc.strerror}")

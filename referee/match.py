@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -46,6 +46,8 @@ class Seat:
     name: str
     connection: Connection | None = None
     local: Callable[[State], Move] | None = None  # an in-process player instead of a bot
+    # After the bot's output ends: what kind of fault that was, and a note (its exit).
+    diagnose: Callable[[], Awaitable[tuple[FaultKind, str]]] | None = None
     bank_ms: float = 0.0
     faults: list[Fault] = field(default_factory=list)
     forfeited: bool = False
@@ -139,6 +141,7 @@ class Game:
         recorder: Recorder | None = None,
         clock: Callable[[], float] = trio.current_time,
         on_forfeit: Callable[[int], None] | None = None,
+        output_cap: int | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
@@ -152,6 +155,7 @@ class Game:
         self.recorder = recorder or Recorder()
         self.clock = clock
         self.on_forfeit = on_forfeit
+        self.output_cap = output_cap  # bytes a bot may write during one decision
         self.request_id = 0
         for seat in self.seats:
             seat.bank_ms = float(time.bank_ms)
@@ -347,11 +351,16 @@ class Game:
         conn = seat.connection
         assert conn is not None
         round_index = state.round_index
+        start_bytes = conn.bytes_in
         while True:
             try:
                 line = await conn.receive_line()
             except BotGoneError as exc:
-                self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
+                kind, note = FaultKind.CRASH, ""
+                if seat.diagnose is not None:
+                    with trio.CancelScope(shield=True):
+                        kind, note = await seat.diagnose()
+                self._fault(index, kind, f"{exc}{note}", request, round_index)
                 return None
             except RemoteProtocolError as exc:
                 kind = FaultKind.OVERSIZE if exc.code == "oversize" else FaultKind.MALFORMED
@@ -363,6 +372,11 @@ class Game:
             except RemoteProtocolError as exc:
                 self._error(index, "malformed", str(exc), request)
                 self._fault(index, FaultKind.MALFORMED, f"{exc}: {line}", request, round_index)
+                return None
+            if self.output_cap is not None and conn.bytes_in - start_bytes > self.output_cap:
+                detail = f"wrote over {self.output_cap} bytes in one decision"
+                self._error(index, "unexpected", detail, request)
+                self._fault(index, FaultKind.RESOURCE_LIMIT, detail, request, round_index)
                 return None
             if not isinstance(reply, m.MoveReply):
                 log.info("seat %d: ignored unsolicited %s", index, type(reply).__name__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from protocol.messages import TimeControl
 from .cli import fail
 from .display import RoundPrinter, result_table
 from .faults import Policy
-from .process import BotSpec, parse_bot
+from .process import BotSpec, Limits, parse_bot
 from .rules import RulesError, preset
 from .runner import GameReport, run_game
 
@@ -41,12 +42,15 @@ def play_from_cli(
     as_json: bool,
     quiet: bool,
     times: tuple[int, int, int, int, int],
+    limits: Limits | None = None,
+    output_cap: int | None = None,
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
-            specs.append(parse_bot(text, i))
+            spec = parse_bot(text, i)
+            specs.append(replace(spec, limits=limits) if limits is not None else spec)
         except ValueError as exc:
             fail(str(exc))
     overrides: dict[str, Any] = dict(sets)
@@ -111,6 +115,7 @@ def play_from_cli(
                 stderr_dir=err_dir,
                 recorder=printer,
                 on_start=started,
+                output_cap=output_cap,
             )
         )
     except KeyboardInterrupt:

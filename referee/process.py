@@ -24,12 +24,33 @@ from pathlib import Path
 import trio
 
 from .connection import Connection
+from .faults import FaultKind
 
 log = logging.getLogger(__name__)
 
 STDERR_CAP = 1 << 20  # bytes of a bot's stderr kept on disk per bot
 CLEAN_EXIT_S = 2.0
 TERM_GRACE_S = 1.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one bot process (Linux rlimits); None means no limit."""
+
+    memory_mb: int | None = None  # RLIMIT_AS
+    cpu_s: int | None = None  # RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later
+    files: int | None = None  # RLIMIT_NOFILE
+
+    def keeper_args(self) -> list[str]:
+        """The keeper's options that set these limits in the bot before it starts."""
+        out: list[str] = []
+        if self.memory_mb is not None:
+            out += ["--as", str(self.memory_mb * 1024 * 1024)]
+        if self.cpu_s is not None:
+            out += ["--cpu", str(self.cpu_s)]
+        if self.files is not None:
+            out += ["--nofile", str(self.files)]
+        return out
 
 
 @dataclass(frozen=True)
@@ -40,6 +61,7 @@ class BotSpec:
     argv: tuple[str, ...]
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def command(self) -> str:
@@ -147,6 +169,25 @@ class BotProcess:
             return f" ({describe_exit(self.returncode)})"
         return ""
 
+    async def diagnose(self) -> tuple[FaultKind, str]:
+        """After the bot's output ended: a crash, or a resource limit that killed it."""
+        note = await self.exit_note()
+        code = self.returncode
+        if (
+            code is not None
+            and self.spec.limits.cpu_s is not None
+            and code
+            in (
+                -signal.SIGXCPU,
+                -signal.SIGKILL,
+            )
+        ):
+            return (
+                FaultKind.RESOURCE_LIMIT,
+                f"{note} at the CPU limit of {self.spec.limits.cpu_s} s",
+            )
+        return FaultKind.CRASH, note
+
     async def wait(self) -> int | None:
         """Wait for the bot (not the keeper) to exit; its status."""
         await self.exited.wait()
@@ -184,7 +225,15 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     ours, theirs = socket.socketpair()
     try:
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "referee.keeper", str(theirs.fileno()), "--", *spec.argv],
+            [
+                sys.executable,
+                "-m",
+                "referee.keeper",
+                str(theirs.fileno()),
+                *spec.limits.keeper_args(),
+                "--",
+                *spec.argv,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

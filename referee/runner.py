@@ -77,6 +77,7 @@ async def run_game(
     stderr_dir: Path | None = None,
     recorder: Recorder | None = None,
     on_start: Callable[[list[str]], None] | None = None,
+    output_cap: int | None = None,
 ) -> GameReport:
     """Play one game between freshly started bot processes and write its log."""
     names = unique_names(specs)
@@ -111,6 +112,7 @@ async def run_game(
                 for i, proc in enumerate(procs):
                     if proc is not None:
                         seats[i].connection = proc.connection
+                        seats[i].diagnose = proc.diagnose
                 if on_start is not None:
                     on_start(names)
 
@@ -129,6 +131,7 @@ async def run_game(
                     max_faults=max_faults,
                     recorder=_Fanout(writer, recorder) if recorder else writer,
                     on_forfeit=forfeit,
+                    output_cap=output_cap,
                 )
                 for fault in early:
                     seats[fault.seat].faults.append(fault)

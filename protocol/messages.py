@@ -236,7 +236,7 @@ class Bye(Message, tag="bye", kw_only=True):
 # ---------------------------------------------------------------- bot to referee
 
 
-class Ready(Message, tag="ready", kw_only=True):
+class Ready(Message, tag="ready", kw_only=True, omit_defaults=True):
     """The bot's answer to `hello`."""
 
     name: str
@@ -245,7 +245,7 @@ class Ready(Message, tag="ready", kw_only=True):
     protocol: int = PROTOCOL_VERSION
 
 
-class MoveReply(Message, tag="move", kw_only=True):
+class MoveReply(Message, tag="move", kw_only=True, omit_defaults=True):
     """A decision: `index` into the request's legal list, or the move spelled out."""
 
     id: int
@@ -256,7 +256,7 @@ class MoveReply(Message, tag="move", kw_only=True):
     announce: bool = False
 
 
-class Pong(Message, tag="pong", kw_only=True):
+class Pong(Message, tag="pong", kw_only=True, omit_defaults=True):
     """The answer to `ping`."""
 
     nonce: int

@@ -57,6 +57,7 @@ class Connection:
         self.bytes_out = 0
         # Test hooks: rewrite each outgoing line (check-bot adds unknown fields), and
         # keep a copy of every byte sent (the leak checker reads it).
+        self.requests = 0  # turn requests sent on this connection, across games
         self.mangle: Callable[[bytes], bytes] | None = None
         self.transcript: list[bytes] | None = None
 
@@ -75,6 +76,11 @@ class Connection:
                         self._flushed.notify_all()
                 if self._send_failed is not None:
                     return
+
+    def next_request(self) -> int:
+        """A fresh turn request id, unique on this connection."""
+        self.requests += 1
+        return self.requests
 
     def send(self, message: Message) -> None:
         """Queue `message`; raises `BotGoneError` or `BotStalledError` when it cannot go."""

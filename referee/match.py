@@ -156,7 +156,6 @@ class Game:
         self.clock = clock
         self.on_forfeit = on_forfeit
         self.output_cap = output_cap  # bytes a bot may write during one decision
-        self.request_id = 0
         for seat in self.seats:
             seat.bank_ms = float(time.bank_ms)
 
@@ -291,8 +290,10 @@ class Game:
     async def _decide(self, state: State) -> Decision:
         index = state.to_move
         seat = self.seats[index]
-        self.request_id += 1
-        request = self.request_id
+        # Request ids count per connection, so they never repeat on a connection
+        # that plays several games; 0 marks a decision no bot was asked for.
+        live_bot = seat.live and seat.connection is not None and seat.local is None
+        request = seat.connection.next_request() if live_bot and seat.connection else 0
         if not seat.live:
             return Decision(index, request, auto_move(state), None, True, (), state.round_index)
         if seat.local is not None:
@@ -379,6 +380,11 @@ class Game:
                 self._fault(index, FaultKind.RESOURCE_LIMIT, detail, request, round_index)
                 return None
             if not isinstance(reply, m.MoveReply):
+                if not isinstance(reply, m.Pong):  # a late pong is harmless
+                    name = type(reply).__name__.lower()
+                    self._error(
+                        index, "unexpected", f"{name} is not expected now; ignored", request
+                    )
                 log.info("seat %d: ignored unsolicited %s", index, type(reply).__name__)
                 continue
             if reply.id != request:

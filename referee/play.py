@@ -92,12 +92,12 @@ def play_from_cli(
     except OSError as exc:
         fail(f"cannot create {err_dir}: {exc.strerror}")
 
-    console = Console(stderr=as_json, quiet=quiet)
-    printer = RoundPrinter(console, rules)
+    console = Console(stderr=as_json)
+    printer = RoundPrinter(Console(stderr=as_json, quiet=quiet), rules)
 
     def started(names: list[str]) -> None:
         printer.names = names
-        console.print(
+        printer.console.print(
             f"game {game_id}: {', '.join(names)} | {rules_name} | seed {seed} | log {log_path}"
         )
 

@@ -34,6 +34,7 @@ test: lint typecheck
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
+	$(BIN)/python bench/bench_match.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from .codec import decode_to_bot, encode
-from .errors import MalformedMessageError
+from .errors import MalformedMessageError, RemoteProtocolError
 from .framing import LineFramer
 from .messages import (
     MAX_LINE_DEFAULT,
@@ -89,7 +89,12 @@ def run(
         chunk = inp.readline()
         if not chunk:
             return
-        for line in framer.feed(chunk):
+        try:
+            lines = framer.feed(chunk)
+        except RemoteProtocolError as exc:
+            print(f"{name}: ignored a bad line: {exc}", file=sys.stderr)
+            lines = exc.lines
+        for line in lines:
             try:
                 msg = decode_to_bot(line)
             except MalformedMessageError as exc:

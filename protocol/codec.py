@@ -19,6 +19,7 @@ _to_bot = msgspec.json.Decoder(ToBot)
 _from_bot = msgspec.json.Decoder(FromBot)
 T = TypeVar("T")
 _path = re.compile(r"at `(\$[^`]*)`")
+_missing = re.compile(r"missing required field `([^`]+)`")
 
 
 def encode(message: Message, max_line: int = MAX_LINE_DEFAULT) -> bytes:
@@ -41,10 +42,19 @@ def _decode(decoder: msgspec.json.Decoder[T], line: str | bytes) -> T:
     try:
         return decoder.decode(text)
     except msgspec.ValidationError as exc:
-        found = _path.search(str(exc))
-        raise MalformedMessageError(str(exc), path=found.group(1) if found else "$") from None
+        message = str(exc)
+        found = _path.search(message)
+        path = found.group(1) if found else "$"
+        missing = _missing.search(message)
+        if missing:
+            path = f"{path}.{missing.group(1)}"  # point at the field that is absent
+        raise MalformedMessageError(message, path=path) from None
     except msgspec.DecodeError as exc:
         raise MalformedMessageError(f"invalid JSON: {exc}", path="$") from None
+    except RecursionError:
+        raise MalformedMessageError("JSON nested too deeply", path="$") from None
+    except UnicodeEncodeError:
+        raise MalformedMessageError("text is not valid Unicode", path="$") from None
 
 
 def decode_from_bot(line: str | bytes) -> FromBot:

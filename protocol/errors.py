@@ -20,6 +20,7 @@ class RemoteProtocolError(ProtocolError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.path = path
+        self.lines: list[str] = []  # framing: good lines completed before the bad one
 
 
 class MalformedMessageError(RemoteProtocolError):

@@ -7,7 +7,7 @@ invalid UTF-8. A trailing carriage return is dropped, so CRLF peers work.
 
 from __future__ import annotations
 
-from .errors import InvalidUTF8Error, OversizeLineError, TruncatedLineError
+from .errors import InvalidUTF8Error, OversizeLineError, RemoteProtocolError, TruncatedLineError
 from .messages import MAX_LINE_DEFAULT
 
 
@@ -20,6 +20,7 @@ class LineFramer:
         self.max_line = max_line
         self._buffer = bytearray()
         self._scanned = 0  # bytes of the buffer known to hold no newline
+        self._skipping = False  # inside an oversize line: drop bytes up to its newline
 
     @property
     def pending(self) -> int:
@@ -29,13 +30,22 @@ class LineFramer:
     def feed(self, data: bytes) -> list[str]:
         """Add `data`; return every line it completes, without their newlines.
 
-        Raises `OversizeLineError` as soon as a line grows past `max_line`
-        (the buffer is then cleared) and `InvalidUTF8Error` for a bad line.
+        A bad line (longer than `max_line`, or not UTF-8) is consumed, then its
+        error is raised: the error's `lines` holds the good lines completed before
+        it, and data after it stays buffered, so `feed(b"")` goes on from there.
+        A line that grows past `max_line` before its newline arrives is reported at
+        once and the rest of it is skipped as it comes, so memory stays bounded.
         """
-        self._buffer += data
+        if self._skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return []
+            data = data[nl + 1 :]
+            self._skipping = False
+        buf = self._buffer
+        buf += data
         lines: list[str] = []
         start = 0
-        buf = self._buffer
         while True:
             nl = buf.find(b"\n", max(start, self._scanned))
             if nl < 0:
@@ -45,18 +55,28 @@ class LineFramer:
             self._scanned = start
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
-            if len(raw) > self.max_line:
-                self._reset()
-                raise OversizeLineError(f"line of {len(raw)} bytes exceeds the {self.max_line}")
-            lines.append(self._text(raw))
+            try:
+                if len(raw) > self.max_line:
+                    raise OversizeLineError(
+                        f"line of {len(raw)} bytes exceeds the {self.max_line}-byte maximum"
+                    )
+                lines.append(self._text(raw))
+            except RemoteProtocolError as exc:
+                del buf[:start]
+                self._scanned = 0
+                exc.lines = lines
+                raise
         del buf[:start]
         self._scanned = len(buf)
         if len(buf) > self.max_line + 1:  # +1: a CR may still precede the newline
             size = len(buf)
             self._reset()
-            raise OversizeLineError(
+            self._skipping = True
+            error = OversizeLineError(
                 f"line of more than {size - 1} bytes exceeds the {self.max_line}-byte maximum"
             )
+            error.lines = lines
+            raise error
         return lines
 
     def eof(self) -> None:

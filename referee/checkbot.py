@@ -166,7 +166,7 @@ async def _battery(
                 for s in range(rules.players)
             ]
             latencies: list[float] = []
-            seats[seat] = Seat(name=bot.spec.name, connection=conn)
+            seats[seat] = Seat(name=bot.spec.name, connection=conn, diagnose=bot.diagnose)
             conn.mangle = add_unknown_field if games == 0 else None
             game = Game(
                 seats,

@@ -146,7 +146,7 @@ def check_bot_cmd(
     plan = battery(rules_names or None, full_games=full)
     time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
     stderr_path = stderr_file()
-    click.echo(f"checking {spec.command} (its stderr goes to {stderr_path})")
+    click.echo(f"checking {spec.command}")
     checks = trio.run(
         lambda: check_bot(
             spec,
@@ -158,6 +158,10 @@ def check_bot_cmd(
     )
     passed = sum(1 for c in checks if c.ok)
     failed = len(checks) - passed
+    if failed == 0 or stderr_path.stat().st_size == 0:
+        stderr_path.unlink(missing_ok=True)  # kept only when it may explain a failure
+    else:
+        click.echo(f"the bot's stderr is kept in {stderr_path}")
     verdict = "conforms" if failed == 0 else "does not conform"
     click.echo(f"check-bot: {passed} checks passed, {failed} failed: the bot {verdict}")
     sys.exit(0 if failed == 0 else 1)

@@ -1,15 +1,20 @@
 """One bot connection: protocol lines over any pair of trio streams.
 
 Process stdio and TCP sockets are both trio streams, so this one class serves
-both kinds of bot. Outgoing messages go through a bounded queue drained by a
-writer task, so a bot that stops reading cannot stall the referee; incoming
-bytes go through the protocol's line framer, which bounds memory per line.
+both kinds of bot. Outgoing messages collect in a bounded buffer that a writer
+task hands to the stream in one write when `flush` is called: a seat gets the
+events of other seats' turns in one batch just before its own request, which
+keeps the referee to about one write per decision. A bot that stops reading
+fills the buffer and is reported, never waited on forever. Incoming bytes go
+through the protocol's line framer, which bounds memory per line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+from collections import deque
 from collections.abc import Callable
 
 import trio
@@ -20,7 +25,7 @@ from protocol.messages import MAX_LINE_DEFAULT, FromBot, Message
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 65536
-QUEUE_LIMIT = 4096  # messages waiting for a bot that does not read
+BUFFER_LIMIT = 16 << 20  # bytes waiting for a bot that does not read
 
 
 class BotGoneError(Exception):
@@ -28,7 +33,7 @@ class BotGoneError(Exception):
 
 
 class BotStalledError(Exception):
-    """The bot stopped reading: its outgoing queue is full."""
+    """The bot stopped reading: its outgoing buffer is full."""
 
 
 class Connection:
@@ -47,12 +52,14 @@ class Connection:
         self._send_stream = send_stream
         self._receive_stream = receive_stream
         self._framer = LineFramer(max_line)
-        self._lines: list[str] = []
+        self._lines: deque[str | RemoteProtocolError] = deque()
         self._eof = False
-        self._queue_send, self._queue_receive = trio.open_memory_channel[bytes](QUEUE_LIMIT)
+        self._buffer = bytearray()
+        self._kick = trio.Event()  # set when the writer should write the buffer
+        self._idle = trio.Event()  # set while the buffer is empty and nothing is in flight
+        self._idle.set()
+        self._closing = False
         self._send_failed: BaseException | None = None
-        self._flushed = trio.Condition()
-        self._pending = 0
         self.bytes_in = 0
         self.bytes_out = 0
         # Test hooks: rewrite each outgoing line (check-bot adds unknown fields), and
@@ -62,20 +69,28 @@ class Connection:
         self.transcript: list[bytes] | None = None
 
     async def writer(self) -> None:
-        """Drain the outgoing queue into the stream; run in the game's nursery."""
-        async with self._queue_receive:
-            async for data in self._queue_receive:
+        """Write the buffer to the stream whenever it is flushed; run in the game's nursery."""
+        while True:
+            await self._kick.wait()
+            self._kick = trio.Event()
+            while self._buffer and self._send_failed is None:
+                data = bytes(self._buffer)
+                self._buffer.clear()
                 try:
                     await self._send_stream.send_all(data)
                     self.bytes_out += len(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     self._send_failed = exc
-                finally:
-                    self._pending -= 1
-                    async with self._flushed:
-                        self._flushed.notify_all()
-                if self._send_failed is not None:
-                    return
+            self._idle.set()
+            if self._closing or self._send_failed is not None:
+                if self._send_failed is None:
+                    with (
+                        trio.CancelScope(shield=True),
+                        trio.move_on_after(1),
+                        contextlib.suppress(trio.BrokenResourceError, OSError),
+                    ):
+                        await self._send_stream.aclose()
+                return
 
     def next_request(self) -> int:
         """A fresh turn request id, unique on this connection."""
@@ -90,24 +105,27 @@ class Connection:
         self.send_raw(data)
 
     def send_raw(self, data: bytes) -> None:
-        """Queue bytes as they are (one or more whole lines)."""
+        """Add bytes as they are (one or more whole lines) to what the next flush sends."""
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
-        try:
-            self._queue_send.send_nowait(data)
-            self._pending += 1
-            if self.transcript is not None:
-                self.transcript.append(data)
-        except trio.WouldBlock:
-            raise BotStalledError(f"{self.name} stopped reading its input") from None
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            raise BotGoneError(f"{self.name}: connection closed") from None
+        if self._closing:
+            raise BotGoneError(f"{self.name}: connection closed")
+        if len(self._buffer) + len(data) > BUFFER_LIMIT:
+            raise BotStalledError(f"{self.name} stopped reading its input")
+        self._buffer += data
+        self._idle = trio.Event() if self._idle.is_set() else self._idle
+        if self.transcript is not None:
+            self.transcript.append(data)
+
+    def kick(self) -> None:
+        """Start writing what is buffered without waiting for it."""
+        self._kick.set()
 
     async def flush(self) -> None:
-        """Wait until every queued message has been written to the stream."""
-        async with self._flushed:
-            while self._pending > 0 and self._send_failed is None:
-                await self._flushed.wait()
+        """Write everything sent so far; `BotGoneError` if the stream broke."""
+        if self._buffer:
+            self._kick.set()
+            await self._idle.wait()
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
 
@@ -130,25 +148,42 @@ class Connection:
                     raise BotGoneError(f"{self.name} closed its output mid-line: {exc}") from None
                 raise BotGoneError(f"{self.name} closed its output")
             self.bytes_in += len(data)
-            self._lines.extend(self._framer.feed(bytes(data)))
-        return self._lines.pop(0)
+            self._absorb(bytes(data))
+        item = self._lines.popleft()
+        if isinstance(item, RemoteProtocolError):
+            raise item  # a bad line, in its place among the good ones
+        return item
+
+    def _absorb(self, data: bytes) -> None:
+        while True:
+            try:
+                self._lines.extend(self._framer.feed(data))
+                return
+            except RemoteProtocolError as exc:
+                self._lines.extend(exc.lines)
+                self._lines.append(exc)
+                data = b""  # go on with what followed the bad line
 
     async def receive(self) -> FromBot:
         """The next line as a message; `RemoteProtocolError` when it is not one."""
         return decode_from_bot(await self.receive_line())
 
     def close_output(self) -> None:
-        """No more messages will be queued; the writer ends after the queue drains."""
-        self._queue_send.close()
+        """No more messages: the writer writes what is buffered, then closes the stream."""
+        self._closing = True
+        self._kick.set()
 
     async def aclose(self) -> None:
         """Close both streams."""
-        self._queue_send.close()
-        with trio.move_on_after(1) as scope:
-            scope.shield = True
-            await self._send_stream.aclose()
-            if self._receive_stream is not self._send_stream:  # type: ignore[comparison-overlap]
-                await self._receive_stream.aclose()
+        self._closing = True
+        self._kick.set()
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            try:
+                await self._send_stream.aclose()
+                if self._receive_stream is not self._send_stream:  # type: ignore[comparison-overlap]
+                    await self._receive_stream.aclose()
+            except (trio.BrokenResourceError, OSError):
+                pass
 
 
 def deadline_after(seconds: float) -> float:

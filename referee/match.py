@@ -178,6 +178,9 @@ class Game:
 
     def _error(self, index: int, code: str, message: str, request: int | None) -> None:
         self._send(index, m.Error(code=code, message=message, request=request))  # type: ignore[arg-type]
+        connection = self.seats[index].connection
+        if connection is not None:
+            connection.kick()  # the bot hears about its error now, not with the next request
 
     # ------------------------------------------------------------ faults
 
@@ -322,13 +325,22 @@ class Game:
         self._send(index, turn)
         if not seat.live:
             return None, None
-        try:
-            await conn.flush()
-        except BotGoneError as exc:
-            self._fault(index, FaultKind.CRASH, str(exc), request, state.round_index)
-            return None, None
-        started = self.clock()
         budget_s = (move_ms + seat.bank_ms + self.time.grace_ms) / 1000
+        flushed = False
+        with trio.move_on_after(budget_s):
+            try:
+                await conn.flush()
+                flushed = True
+            except BotGoneError as exc:
+                self._fault(index, FaultKind.CRASH, str(exc), request, state.round_index)
+                return None, None
+        if not flushed:
+            # The events and the request did not fit into the pipe within the whole
+            # budget: the bot is not reading its input.
+            detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
+            self._fault(index, FaultKind.TIMEOUT, detail, request, state.round_index)
+            return None, budget_s * 1000
+        started = self.clock()
         round_index = state.round_index
         move: Move | None = None
         with trio.move_on_at(started + budget_s):

@@ -25,13 +25,13 @@ class StartupError(Exception):
 
 async def handshake(conn: Connection, hello: m.Hello, timeout_s: float) -> tuple[m.Ready, float]:
     """Send `hello`, wait for `ready`; the ready message and the time it took in ms."""
-    try:
-        conn.send(hello)
-        await conn.flush()
-    except (BotGoneError, BotStalledError) as exc:
-        raise StartupError(f"could not send hello: {exc}") from None
     started = trio.current_time()
     with trio.move_on_after(timeout_s):
+        try:
+            conn.send(hello)
+            await conn.flush()
+        except (BotGoneError, BotStalledError) as exc:
+            raise StartupError(f"could not send hello: {exc}") from None
         while True:
             try:
                 line = await conn.receive_line()
@@ -62,10 +62,10 @@ async def handshake(conn: Connection, hello: m.Hello, timeout_s: float) -> tuple
 
 async def ping(conn: Connection, nonce: int, timeout_s: float) -> float:
     """Send `ping`, wait for the matching `pong`; the round trip in ms."""
-    conn.send(m.Ping(nonce=nonce))
-    await conn.flush()
     started = trio.current_time()
     with trio.fail_after(timeout_s):
+        conn.send(m.Ping(nonce=nonce))
+        await conn.flush()
         while True:
             msg = decode_from_bot(await conn.receive_line())
             if isinstance(msg, m.Pong) and msg.nonce == nonce:

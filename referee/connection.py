@@ -55,9 +55,8 @@ class Connection:
         self._lines: deque[str | RemoteProtocolError] = deque()
         self._eof = False
         self._buffer = bytearray()
-        self._kick = trio.Event()  # set when the writer should write the buffer
-        self._idle = trio.Event()  # set while the buffer is empty and nothing is in flight
-        self._idle.set()
+        self._kick = trio.Event()  # set when the writer task should write the buffer
+        self._write_lock = trio.Lock()  # one writer at a time: a flush or the writer task
         self._closing = False
         self._send_failed: BaseException | None = None
         self.bytes_in = 0
@@ -69,19 +68,13 @@ class Connection:
         self.transcript: list[bytes] | None = None
 
     async def writer(self) -> None:
-        """Write the buffer to the stream whenever it is flushed; run in the game's nursery."""
+        """Write the buffer when kicked (errors, goodbyes) and close the stream at the end;
+        run in the game's nursery. A flush writes by itself, without this task."""
         while True:
             await self._kick.wait()
             self._kick = trio.Event()
-            while self._buffer and self._send_failed is None:
-                data = bytes(self._buffer)
-                self._buffer.clear()
-                try:
-                    await self._send_stream.send_all(data)
-                    self.bytes_out += len(data)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                    self._send_failed = exc
-            self._idle.set()
+            async with self._write_lock:
+                await self._write_buffer()
             if self._closing or self._send_failed is not None:
                 if self._send_failed is None:
                     with (
@@ -92,6 +85,17 @@ class Connection:
                         await self._send_stream.aclose()
                 return
 
+    async def _write_buffer(self) -> None:
+        while self._buffer and self._send_failed is None:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            try:
+                await self._send_stream.send_all(data)
+                self.bytes_out += len(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                self._send_failed = exc
+                self._kick.set()  # the writer task has nothing left to do: let it end
+
     def next_request(self) -> int:
         """A fresh turn request id, unique on this connection."""
         self.requests += 1
@@ -99,10 +103,7 @@ class Connection:
 
     def send(self, message: Message) -> None:
         """Queue `message`; raises `BotGoneError` or `BotStalledError` when it cannot go."""
-        data = encode(message, self.max_line)
-        if self.mangle is not None:
-            data = self.mangle(data)
-        self.send_raw(data)
+        self.send_raw(encode(message, self.max_line))
 
     def send_raw(self, data: bytes) -> None:
         """Add bytes as they are (one or more whole lines) to what the next flush sends."""
@@ -110,10 +111,11 @@ class Connection:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
         if self._closing:
             raise BotGoneError(f"{self.name}: connection closed")
+        if self.mangle is not None:
+            data = self.mangle(data)
         if len(self._buffer) + len(data) > BUFFER_LIMIT:
             raise BotStalledError(f"{self.name} stopped reading its input")
         self._buffer += data
-        self._idle = trio.Event() if self._idle.is_set() else self._idle
         if self.transcript is not None:
             self.transcript.append(data)
 
@@ -124,8 +126,8 @@ class Connection:
     async def flush(self) -> None:
         """Write everything sent so far; `BotGoneError` if the stream broke."""
         if self._buffer:
-            self._kick.set()
-            await self._idle.wait()
+            async with self._write_lock:
+                await self._write_buffer()
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
 

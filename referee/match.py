@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from protocol import RemoteProtocolError, decode_from_bot
+from protocol import RemoteProtocolError, decode_from_bot, encode
 from protocol import messages as m
 
 from . import wire
@@ -173,8 +173,19 @@ class Game:
             self._fault(index, FaultKind.TIMEOUT, str(exc))
 
     def _broadcast(self, event: wire.Event) -> None:
-        for index in range(len(self.seats)):
-            self._send(index, event.for_seat(index))
+        public = encode(event.public)  # encoded once for every seat that gets it
+        for index, seat in enumerate(self.seats):
+            if not seat.live or seat.connection is None:
+                continue
+            if event.private is not None and index == event.owner:
+                self._send(index, event.private)
+                continue
+            try:
+                seat.connection.send_raw(public)
+            except BotGoneError as exc:
+                self._fault(index, FaultKind.CRASH, str(exc))
+            except BotStalledError as exc:
+                self._fault(index, FaultKind.TIMEOUT, str(exc))
 
     def _error(self, index: int, code: str, message: str, request: int | None) -> None:
         self._send(index, m.Error(code=code, message=message, request=request))  # type: ignore[arg-type]

@@ -37,15 +37,30 @@ def rules_info(rules: Rules) -> m.RulesInfo:
     return m.RulesInfo(**rules.to_dict())
 
 
+_ORIENTED: dict[int, tuple[tuple[Tile, ...], int, list[m.Tile]]] = {}
+
+
 def _oriented(tiles: tuple[Tile, ...], end: int) -> list[m.Tile]:
     """Tiles of a train as they lie, walking back from the open end: in each pair the
-    first number touches the tile before (or the hub) and the second the tile after."""
+    first number touches the tile before (or the hub) and the second the tile after.
+
+    Trains share their tile tuples from state to state, so the result is cached
+    by the tuple's identity (the cache holds the tuple, so the identity stays valid).
+    """
+    key = id(tiles)
+    hit = _ORIENTED.get(key)
+    if hit is not None and hit[0] is tiles and hit[1] == end:
+        return hit[2]
     out: list[m.Tile] = []
+    far = end
     for t in reversed(tiles):
-        near = t.other(end)
-        out.append((near, end))
-        end = near
+        near = t.other(far)
+        out.append((near, far))
+        far = near
     out.reverse()
+    if len(_ORIENTED) > 4096:
+        _ORIENTED.clear()
+    _ORIENTED[key] = (tiles, end, out)
     return out
 
 

@@ -114,6 +114,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
 
     state = State.__new__(State)
     state.rules = rules
+    state.table = _table(rules)
     state.seed = seed
     state.round_index = index
     state.engine = engine
@@ -226,7 +227,7 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     free to draw or pass instead.
     """
     rules = state.rules
-    table = _table(rules)
+    table: _Table = state.table
     if state.ctx is not Ctx.START or state.to_move != seat:
         first = rules.first_turn is FirstTurn.LONG and state.first_pending[seat]
     else:
@@ -289,7 +290,7 @@ def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
 
 def _legal(state: State) -> tuple[Move, ...]:
     rules = state.rules
-    table = _table(rules)
+    table: _Table = state.table
     seat = state.to_move
     ctx = state.ctx
     drawn = state.drawn
@@ -366,7 +367,7 @@ def _with_hand(
 
 def _play(state: State, move: Move) -> State:
     rules = state.rules
-    table = _table(rules)
+    table: _Table = state.table
     seat = state.to_move
     tile = move.tile
     index = move.train

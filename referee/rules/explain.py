@@ -7,7 +7,7 @@ train and the rule at stake.
 
 from __future__ import annotations
 
-from .engine import _available, _follow_plays, _live_doubles, _swan_targets, _table, legal_moves
+from .engine import _available, _follow_plays, _live_doubles, _swan_targets, legal_moves
 from .options import FirstTurn, SatisfyOrder
 from .state import MEXICAN, Ctx, Move, MoveKind, State
 
@@ -71,7 +71,7 @@ def _explain_play(state: State, move: Move) -> str:
     if end not in tile:
         return f"{tile} does not match the open end {end} of {name}"
     rules = state.rules
-    table = _table(rules)
+    table = state.table
     ctx = state.ctx
     own = table.group_of[seat]
     first_train = ctx in (Ctx.CONTINUE, Ctx.BUILD) or (state.turn_first and ctx is Ctx.START)

@@ -8,7 +8,7 @@ engine module creates states; everything else reads them.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .tiles import Tile
 
@@ -135,6 +135,7 @@ class State:
         "seed",
         "starter",
         "swan_pos",
+        "table",
         "table_count",
         "to_move",
         "trains",
@@ -159,6 +160,7 @@ class State:
     drawn: Tile | None
     lock: int
     swan_pos: int
+    table: Any  # the engine's per-rules lookup tables, shared by every state of a game
     first_pending: tuple[bool, ...]
     turn_first: bool
     penalty_due: bool
@@ -191,6 +193,7 @@ class State:
         new.seed = self.seed
         new.starter = self.starter
         new.swan_pos = self.swan_pos
+        new.table = self.table
         new.table_count = self.table_count
         new.to_move = self.to_move
         new.trains = self.trains

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import _table
 from .options import Rules
 from .state import MEXICAN, Ctx, Outcome, RoundResult, State
 from .tiles import Tile
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TrainView:
     """A train as everyone sees it."""
 
@@ -30,9 +29,12 @@ class TrainView:
     parent: int  # the train a branch grew from, -1 for a train from the hub
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class View:
-    """Everything `seat` may know at this point of the game, and nothing else."""
+    """Everything `seat` may know at this point of the game, and nothing else.
+
+    Each call to `view` builds a fresh one, so changing it changes nothing else.
+    """
 
     seat: int
     rules: Rules
@@ -60,7 +62,7 @@ def view(state: State, seat: int) -> View:
     rules = state.rules
     if not 0 <= seat < rules.players:
         raise ValueError(f"seat {seat} is not at this table of {rules.players}")
-    table = _table(rules)
+    table = state.table
     own = table.group_of[seat]
     fast = state.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW)
     markers = state.markers
@@ -90,7 +92,12 @@ def view(state: State, seat: int) -> View:
     live = tuple(i for i in state.open_doubles if state.table_count[state.trains[i].end] < full)
     if fast:
         live = tuple(i for i in live if state.trains[i].owner == own)
-    totals = tuple(sum(r.scores[s] for r in state.results) for s in range(rules.players))
+    results = state.results
+    totals = (
+        tuple(map(sum, zip(*(r.scores for r in results), strict=True)))
+        if results
+        else ((0,) * rules.players)
+    )
     return View(
         seat=seat,
         rules=rules,

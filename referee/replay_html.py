@@ -1,0 +1,227 @@
+"""A logged game as one self-contained HTML page (`referee replay LOG --html OUT.html`).
+
+The page has no engine, so the game is embedded as compact data it can step
+through without one: for each round its deal (engine, hands, boneyard count,
+trains) and, for each decision, the move plus whatever the move alone does not
+say (markers, open doubles, the turn's step, branches opened, penalty draws,
+latency, faults). Tiles are numbers (`hi * (max_pip + 1) + lo`). The page
+rebuilds every position from that at load time, sharing what does not change,
+so a 13-round game of 8 players is well under 1 MB and steps instantly.
+
+Made for one seat (`--seat S`), the data itself is redacted: other hands are
+counts, their draws and penalty tiles unknown (-1), their latency and faults
+left out, so the file holds nothing that seat was not shown. The page, the
+CSS and the script are `referee/html/replay.html`; nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import html
+import json
+from importlib import resources
+from typing import Any
+
+from .gamelog import GameLog, move_of_spec
+from .replay import rules_of
+from .replay_text import Selection, Step, steps
+from .rules import Ctx, MoveKind, Rules, State, Tile, new_game
+
+TEMPLATE = "html/replay.html"
+_ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}
+_CTX = {
+    Ctx.START: 0,
+    Ctx.FOLLOW: 1,
+    Ctx.CONTINUE: 2,
+    Ctx.SWAN: 3,
+    Ctx.BUILD: 4,
+    Ctx.BUILD_FOLLOW: 5,
+}
+
+
+class _Encoder:
+    """Turns engine values into the page's compact numbers, redacted for `viewer`."""
+
+    def __init__(self, rules: Rules, viewer: int | None) -> None:
+        self.rules = rules
+        self.base = rules.max_pip + 1
+        self.viewer = viewer
+
+    def code(self, t: Tile) -> int:
+        return t.hi * self.base + t.lo
+
+    def sees(self, seat: int) -> bool:
+        """True when the viewer may see `seat`'s hidden facts (its tiles, its clock)."""
+        return self.viewer is None or self.viewer == seat
+
+    def live_doubles(self, state: State) -> list[int]:
+        full = self.rules.max_pip + 1
+        return [i for i in state.open_doubles if state.table_count[state.trains[i].end] < full]
+
+    def deal(self, state: State) -> dict[str, Any]:
+        """A round's first position."""
+        hands: list[Any] = []
+        for s, hand in enumerate(state.hands):
+            hands.append([self.code(t) for t in hand] if self.sees(s) else len(hand))
+        return {
+            "e": state.engine,
+            "h": state.holder,
+            "s": state.starter,
+            "dn": len(state.engine_draws),
+            "hands": hands,
+            "by": len(state.boneyard),
+            "t": [[t.owner, t.parent, t.end] for t in state.trains],
+            "c": _CTX[state.ctx],
+            "m": _bits(state.markers),
+            "k": 0,
+            "x": None,
+        }
+
+    def step(self, step: Step) -> list[Any]:
+        """One decision: [seat, action, tile, train, latency in µs, extras]."""
+        line, before, after = step.line, step.before, step.after
+        move = move_of_spec(line.move)
+        seat = line.seat
+        sees = self.sees(seat)
+        tile = -1
+        if move.kind is MoveKind.PLAY:
+            assert move.tile is not None
+            tile = self.code(move.tile)
+        elif move.kind is MoveKind.DRAW and sees and after.drawn is not None:
+            tile = self.code(after.drawn)
+        train = move.train if move.train is not None else -1
+        latency = -1
+        if sees and line.latency_ms is not None:
+            latency = round(line.latency_ms * 1000)
+        extra: dict[str, Any] = {}
+        if step.result is None:
+            if after.markers != before.markers:
+                extra["m"] = _bits(after.markers)
+            live = self.live_doubles(after)
+            if live != self.live_doubles(before):
+                extra["o"] = live
+            if after.ctx != before.ctx:
+                extra["c"] = _CTX[after.ctx]
+            if len(after.trains) > len(before.trains):
+                extra["b"] = [
+                    [t.owner, t.parent, t.end] for t in after.trains[len(before.trains) :]
+                ]
+            if move.kind is not MoveKind.DRAW:
+                gained = sorted(set(after.hands[seat]) - set(before.hands[seat]))
+                if gained:
+                    extra["p"] = [self.code(t) if sees else -1 for t in gained]
+        if move.announce:
+            extra["n"] = 1
+        if sees and line.auto:
+            extra["a"] = 1
+        if sees and line.faults:
+            extra["f"] = [[f.kind, f.detail] for f in line.faults]
+        out: list[Any] = [seat, _ACTIONS[move.kind], tile, train, latency]
+        if extra:
+            out.append(extra)
+        return out
+
+    def end(self, step: Step) -> dict[str, Any]:
+        """A round's end: hands shown (public), values, scores."""
+        result = step.result
+        assert result is not None
+        return {
+            "r": "out" if result.end.value == "out" else "blocked",
+            "out": list(result.out),
+            "hands": [[self.code(t) for t in hand] for hand in result.hands],
+            "v": list(result.values),
+            "sc": list(result.scores),
+        }
+
+
+def _bits(flags: tuple[bool, ...]) -> int:
+    return sum(1 << i for i, up in enumerate(flags) if up)
+
+
+def _rules_text(rules: Rules) -> str:
+    """The rules in a few words: the set, the table, options off their defaults."""
+    parts = [f"double-{rules.max_pip}", f"{rules.players} players", f"{rules.hand} tiles each"]
+    for field in dataclasses.fields(Rules):
+        if field.name in ("max_pip", "players", "hand_size"):
+            continue
+        value = getattr(rules, field.name)
+        if value != field.default:
+            shown = value.value if isinstance(value, enum.Enum) else value
+            parts.append(f"{field.name}={shown}")
+    return " · ".join(parts)
+
+
+def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
+    """Everything the page shows, compact; see the module docstring."""
+    rules = rules_of(log)
+    viewer = selection.seat
+    enc = _Encoder(rules, viewer)
+    names = {b.seat: b.name for b in log.header.bots}
+    rounds: list[dict[str, Any]] = []
+    moves: list[list[Any]] = []
+    round_index = -1
+    last: Step | None = None
+    start = 0
+    for step in steps(log):
+        last = step
+        if step.before.round_index != round_index:
+            round_index = step.before.round_index
+            if selection.round == round_index + 1 and selection.move is None:
+                start = len(moves) + len(rounds)  # the deal of that round
+            rounds.append(enc.deal(step.before))
+        rounds[-1]["k"] += 1
+        moves.append(enc.step(step))
+        if selection.move == step.n:
+            start = len(moves) + len(rounds) - 1  # the position after that decision
+        if step.result is not None:
+            rounds[-1]["x"] = enc.end(step)
+    final = last.after if last is not None else new_game(rules, log.header.seed)
+    if final.outcome is None and (last is None or last.result is not None):
+        rounds.append(enc.deal(final))  # the log stops at a deal
+    footer = log.footer
+    return {
+        "v": 1,
+        "game": log.header.game,
+        "seed": log.header.seed,
+        "rules": _rules_text(rules),
+        "players": rules.players,
+        "maxPip": rules.max_pip,
+        "rounds": len(rules.engines),
+        "side": [rules.team_of(s) for s in range(rules.players)],
+        "teams": rules.teams,
+        "names": [names.get(s, f"seat {s}") for s in range(rules.players)],
+        "viewer": viewer,
+        "complete": log.complete,
+        "next": final.to_move if final.outcome is None else None,
+        "start": start,
+        "R": rounds,
+        "S": moves,
+        "end": (
+            {"scores": footer.scores, "ranks": footer.ranks, "forfeited": footer.forfeited}
+            if footer is not None
+            else None
+        ),
+    }
+
+
+def _script_json(data: dict[str, Any]) -> str:
+    """JSON safe inside a <script> element: no `<`, `>` or `&` outside escapes."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def template() -> str:
+    """The page around the data: HTML, CSS and script in one file."""
+    return resources.files("referee").joinpath(TEMPLATE).read_text(encoding="utf-8")
+
+
+def render(log: GameLog, selection: Selection) -> str:
+    """The whole page for a verified log."""
+    data = page_data(log, selection)
+    title = f"{log.header.game} · Mexican Train replay"
+    if selection.seat is not None:
+        title += f" · seat {selection.seat}"
+    page = template()
+    page = page.replace("__TITLE__", html.escape(title))
+    return page.replace("__REPLAY_DATA__", _script_json(data))

@@ -255,6 +255,11 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
 @click.option(
+    "--seat-logs",
+    is_flag=True,
+    help="Also write one log per seat, redacted like that seat's messages.",
+)
+@click.option(
     "--memory-mb",
     type=click.IntRange(min=1),
     default=None,
@@ -291,6 +296,7 @@ def play_cmd(
     max_faults: int,
     as_json: bool,
     quiet: bool,
+    seat_logs: bool,
     memory_mb: int | None,
     cpu_s: int | None,
     max_files: int | None,
@@ -324,6 +330,7 @@ def play_cmd(
         times=(startup_ms, move_ms, bank_ms, increment_ms, grace_ms),
         limits=Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files),
         output_cap=max_output_kb * 1024 if max_output_kb else None,
+        seat_logs=seat_logs,
     )
 
 

@@ -129,7 +129,7 @@ class LogWriter(Recorder):
     """Writes a game log as the game goes, one flushed line per fact.
 
     With `seat` set, the log is redacted for that seat the way its messages were:
-    drawn tiles of other seats are left out.
+    drawn tiles of other seats are left out, and so is the evidence of their faults.
     """
 
     def __init__(self, path: Path, header: Header, seat: int | None = None) -> None:
@@ -162,9 +162,16 @@ class LogWriter(Recorder):
                 latency_ms=round(record.latency_ms, 3) if record.latency_ms is not None else None,
                 auto=record.auto,
                 drew=drew,
-                faults=[log_fault(f) for f in record.faults],
+                faults=[self._fault(f) for f in record.faults],
             )
         )
+
+    def _fault(self, fault: Fault) -> LogFault:
+        line = log_fault(fault)
+        if self.seat is not None and fault.seat != self.seat:
+            # A bot's offending line may name tiles of its hand: other seats get the kind only.
+            line.detail = "(withheld in this seat's log)"
+        return line
 
     def round_end(self, result: RoundResult) -> None:
         """Log a round's end."""
@@ -183,7 +190,7 @@ class LogWriter(Recorder):
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file: only now is the log complete."""
         ended = dt.datetime.now(dt.UTC)
-        faults = [log_fault(f) for seat in result.faults for f in seat]
+        faults = [self._fault(f) for seat in result.faults for f in seat]
         self._write(
             Footer(
                 scores=list(result.outcome.scores),

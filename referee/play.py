@@ -44,6 +44,7 @@ def play_from_cli(
     times: tuple[int, int, int, int, int],
     limits: Limits | None = None,
     output_cap: int | None = None,
+    seat_logs: bool = False,
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     specs: list[BotSpec] = []
@@ -116,6 +117,7 @@ def play_from_cli(
                 recorder=printer,
                 on_start=started,
                 output_cap=output_cap,
+                seat_logs=seat_logs,
             )
         )
     except KeyboardInterrupt:

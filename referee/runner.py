@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import trio
 
 from protocol import messages as m
@@ -53,6 +54,11 @@ class _Fanout(Recorder):
             r.round_end(result)
 
 
+def seat_log_path(log_path: Path, seat: int) -> Path:
+    """Where the log redacted for `seat` goes: `game-5.jsonl` -> `game-5.seat2.jsonl`."""
+    return log_path.with_name(f"{log_path.stem}.seat{seat}{log_path.suffix}")
+
+
 def unique_names(specs: Sequence[BotSpec]) -> list[str]:
     """Bot names, with `#2`, `#3` added where two bots share one."""
     seen: dict[str, int] = {}
@@ -78,6 +84,7 @@ async def run_game(
     recorder: Recorder | None = None,
     on_start: Callable[[list[str]], None] | None = None,
     output_cap: int | None = None,
+    seat_logs: bool = False,
 ) -> GameReport:
     """Play one game between freshly started bot processes and write its log."""
     names = unique_names(specs)
@@ -95,6 +102,11 @@ async def run_game(
         max_faults=max_faults,
     )
     writer = LogWriter(log_path, header)
+    writers = [writer]
+    if seat_logs:
+        for i in range(len(specs)):
+            seat_header = msgspec.structs.replace(header)
+            writers.append(LogWriter(seat_log_path(log_path, i), seat_header, seat=i))
     procs: list[BotProcess | None] = [None] * len(specs)
     seats = [Seat(name=names[i]) for i in range(len(specs))]
     early: list[Fault] = []
@@ -129,7 +141,7 @@ async def run_game(
                     time=time,
                     policy=policy,
                     max_faults=max_faults,
-                    recorder=_Fanout(writer, recorder) if recorder else writer,
+                    recorder=_Fanout(*writers, *([recorder] if recorder else [])),
                     on_forfeit=forfeit,
                     output_cap=output_cap,
                 )
@@ -147,9 +159,14 @@ async def run_game(
                             if proc is not None:
                                 stoppers.start_soon(proc.stop)
                 nursery.cancel_scope.cancel()
-        writer.finish(result)
+        for w in writers:
+            w.finish(result)
+        for path in stderr_paths:
+            if path is not None and path.exists() and path.stat().st_size == 0:
+                path.unlink()  # a bot that wrote nothing to stderr leaves no file
     finally:
-        writer.close()
+        for w in writers:
+            w.close()
     return GameReport(result=result, names=names, log_path=log_path, stderr_paths=stderr_paths)
 
 

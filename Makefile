@@ -12,15 +12,17 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[chart]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,chart]'
 	touch $@ $(STAMP)
 
+# The demo league runs the sample bots; `python` in their commands is the venv's.
 demo: $(STAMP)
-	$(BIN)/referee selfplay --players 4 --seed 1
+	rm -rf league-out
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check referee protocol tests bench sample_bots
@@ -37,4 +39,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_match.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis league-out

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 import click
+from rich.console import Console
 
 from . import selfplay as selfplay_mod
 from .rules import PRESET_SOURCES, PRESETS, VARIANTS, RulesError, preset, to_toml
@@ -20,6 +21,12 @@ def fail(message: str, status: int = 2) -> NoReturn:
     """Print one error line to stderr and exit with `status`."""
     click.echo(f"referee: error: {message}", err=True)
     sys.exit(status)
+
+
+def wide_console() -> Console:
+    """A console for wide tables: the terminal's width, or 150 columns when piped."""
+    console = Console()
+    return console if console.is_terminal else Console(width=150)
 
 
 def parse_sets(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -332,6 +339,110 @@ def play_cmd(
         output_cap=max_output_kb * 1024 if max_output_kb else None,
         seat_logs=seat_logs,
     )
+
+
+@main.command("league")
+@click.argument("config_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games at once (default: league.jobs, else the number of cores).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: league.out of the file).",
+)
+@click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
+@click.option(
+    "--report-every",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Print the standings after every N games.",
+)
+def league_cmd(
+    config_file: str,
+    jobs: int | None,
+    out: str | None,
+    resume: bool,
+    quiet: bool,
+    report_every: int,
+) -> None:
+    """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]."""
+    from pathlib import Path
+
+    import trio
+
+    from .league.config import ConfigError, default_jobs, load_config
+    from .league.ledger import LedgerError
+    from .league.run import print_standings, run_league
+
+    try:
+        config = load_config(Path(config_file), out=Path(out) if out else None)
+    except ConfigError as exc:
+        fail(str(exc))
+    console = wide_console()
+    workers = jobs or config.jobs or default_jobs()
+    resume_cmd = f"referee league {config_file} --out {config.out} --resume"
+    try:
+        standings = trio.run(
+            lambda: run_league(
+                config,
+                jobs=workers,
+                resume=resume,
+                console=console,
+                quiet=quiet,
+                report_every=report_every,
+            )
+        )
+    except LedgerError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo(
+            "referee: interrupted; games in progress were abandoned (not scored) and every "
+            f"bot was ended. Resume with: {resume_cmd}",
+            err=True,
+        )
+        sys.exit(130)
+    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    sys.exit(0)
+
+
+@main.command("standings")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print standings.json to stdout.")
+def standings_cmd(out_dir: str, as_json: bool) -> None:
+    """Print a league's standings again from its database."""
+    import json as jsonlib
+    from pathlib import Path
+
+    from .league.ledger import Ledger, LedgerError
+    from .league.run import print_standings
+    from .league.standings import compute
+
+    db = Path(out_dir) / "league.db"
+    if not db.is_file():
+        fail(f"{out_dir}: no league.db here; is this a league's output folder?")
+    try:
+        ledger = Ledger(db)
+    except LedgerError as exc:
+        fail(str(exc))
+    try:
+        meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
+        names = jsonlib.loads(meta.get("bots", "[]"))
+        standings = compute(names, ledger.records())
+    finally:
+        ledger.close()
+    if as_json:
+        click.echo(jsonlib.dumps(standings.to_json(), indent=2))
+        return
+    name = meta.get("name", "league")
+    print_standings(wide_console(), standings, f"{name}: {standings.games} games")
 
 
 @main.command("replay")

@@ -96,6 +96,21 @@ class Recorder:
         """A round was scored."""
 
 
+class Fanout(Recorder):
+    """Passes each event to several recorders."""
+
+    def __init__(self, *recorders: Recorder) -> None:
+        self.recorders = recorders
+
+    def decision(self, record: Decision, state: State) -> None:
+        for r in self.recorders:
+            r.decision(record, state)
+
+    def round_end(self, result: RoundResult) -> None:
+        for r in self.recorders:
+            r.round_end(result)
+
+
 def bot_seed(game_seed: int, seat: int) -> int:
     """The seed a bot gets for its own randomness: fixed by the game seed and the seat."""
     return random.Random(f"bot/{game_seed}/{seat}").getrandbits(32)

@@ -20,9 +20,9 @@ from protocol import messages as m
 from . import __version__
 from .faults import Fault, FaultKind, Policy
 from .gamelog import LogBot, LogWriter, make_header
-from .match import Decision, Game, GameResult, Recorder, Seat
+from .match import Fanout, Game, GameResult, Recorder, Seat
 from .process import BotProcess, BotSpec, start_bot
-from .rules import RoundResult, Rules, State
+from .rules import Rules
 from .session import StartupError, goodbye, handshake
 from .wire import rules_info
 
@@ -37,21 +37,6 @@ class GameReport:
     names: list[str]
     log_path: Path
     stderr_paths: list[Path | None]
-
-
-class _Fanout(Recorder):
-    """Passes each event to several recorders."""
-
-    def __init__(self, *recorders: Recorder) -> None:
-        self.recorders = recorders
-
-    def decision(self, record: Decision, state: State) -> None:
-        for r in self.recorders:
-            r.decision(record, state)
-
-    def round_end(self, result: RoundResult) -> None:
-        for r in self.recorders:
-            r.round_end(result)
 
 
 def seat_log_path(log_path: Path, seat: int) -> Path:
@@ -141,7 +126,7 @@ async def run_game(
                     time=time,
                     policy=policy,
                     max_faults=max_faults,
-                    recorder=_Fanout(*writers, *([recorder] if recorder else [])),
+                    recorder=Fanout(*writers, *([recorder] if recorder else [])),
                     on_forfeit=forfeit,
                     output_cap=output_cap,
                 )

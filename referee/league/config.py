@@ -1,0 +1,277 @@
+"""LEAGUE.toml: bots, rules, table size, format, deals, clocks, fault policy, output.
+
+Everything is checked before any game starts; a problem is a `ConfigError`
+whose message names the key (`bot[2].command`, `league.table`, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.messages import TimeControl
+
+from ..faults import Policy
+from ..process import BotSpec, Limits, _findable
+from ..rules import Rules, RulesError, preset
+
+FORMATS = ("round-robin", "gauntlet")
+_LEAGUE_KEYS = {
+    "name",
+    "format",
+    "table",
+    "deals",
+    "duplicate",
+    "seed",
+    "out",
+    "policy",
+    "max_faults",
+    "challengers",
+    "jobs",
+}
+_BOT_KEYS = {"name", "command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files"}
+_TIME_KEYS = {"startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms"}
+_TOP_KEYS = {"league", "rules", "time", "bot"}
+
+
+class ConfigError(ValueError):
+    """A league configuration that cannot run; the message names the key."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot of the league."""
+
+    spec: BotSpec
+    restart: str = "never"  # "always": a fresh process for every game
+
+    @property
+    def name(self) -> str:
+        """The bot's unique name."""
+        return self.spec.name
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A whole league, checked."""
+
+    name: str
+    path: Path
+    bots: tuple[BotEntry, ...]
+    rules_preset: str
+    rules: Rules
+    table: int
+    format: str
+    deals: int
+    duplicate: bool
+    seed: int
+    out: Path
+    policy: Policy
+    max_faults: int
+    time: TimeControl
+    challengers: tuple[str, ...] = ()
+    jobs: int | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides the schedule and the games, for --resume."""
+        data = {
+            "bots": [(b.name, b.spec.command) for b in self.bots],
+            "rules": self.rules.to_dict(),
+            "table": self.table,
+            "format": self.format,
+            "deals": self.deals,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "challengers": list(self.challengers),
+            "time": [self.time.move_ms, self.time.bank_ms, self.time.increment_ms],
+            "policy": [self.policy.value, self.max_faults],
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _expect(value: object, kind: type | tuple[type, ...], key: str, what: str) -> Any:
+    if isinstance(value, bool) and kind in (int, (int,)):
+        raise ConfigError(f"{key}: expected {what}, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{key}: expected {what}, got {value!r}")
+    return value
+
+
+def _unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            prefix = f"{where}." if where else ""
+            raise ConfigError(
+                f"{prefix}{key}: unknown key; expected one of {', '.join(sorted(allowed))}"
+            )
+
+
+def load_config(
+    path: Path, *, out: Path | None = None, check_programs: bool = True
+) -> LeagueConfig:
+    """Read and check LEAGUE.toml; `ConfigError` names the first problem."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_config(data, path, out=out, check_programs=check_programs)
+
+
+def parse_config(
+    data: dict[str, Any], path: Path, *, out: Path | None = None, check_programs: bool = True
+) -> LeagueConfig:
+    """Check a parsed LEAGUE.toml (see `load_config`)."""
+    _unknown(data, _TOP_KEYS, "")
+    league = _expect(data.get("league", {}), dict, "league", "a table")
+    _unknown(league, _LEAGUE_KEYS, "league")
+    base = path.resolve().parent
+
+    bots_raw = _expect(data.get("bot", []), list, "bot", "an array of [[bot]] tables")
+    if len(bots_raw) < 2:
+        raise ConfigError(f"bot: a league needs at least 2 bots, {len(bots_raw)} given")
+    bots: list[BotEntry] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(bots_raw):
+        key = f"bot[{i}]"
+        _expect(raw, dict, key, "a table")
+        _unknown(raw, _BOT_KEYS, key)
+        name = _expect(raw.get("name"), str, f"{key}.name", "a name")
+        if not name or any(c in name for c in "/\\ \t"):
+            raise ConfigError(f"{key}.name: {name!r} must be non-empty, without spaces or slashes")
+        if name in seen:
+            raise ConfigError(f"{key}.name: {name!r} is used twice")
+        seen.add(name)
+        command = raw.get("command")
+        if isinstance(command, str):
+            argv = tuple(shlex.split(command))
+        elif isinstance(command, list) and all(isinstance(a, str) for a in command):
+            argv = tuple(command)
+        else:
+            raise ConfigError(f"{key}.command: expected a command line or a list of strings")
+        if not argv:
+            raise ConfigError(f"{key}.command: empty")
+        cwd_raw = raw.get("cwd")
+        cwd = (
+            str((base / _expect(cwd_raw, str, f"{key}.cwd", "a folder")).resolve())
+            if cwd_raw
+            else str(base)
+        )
+        if not Path(cwd).is_dir():
+            raise ConfigError(f"{key}.cwd: {cwd} is not a folder")
+        env = _expect(raw.get("env", {}), dict, f"{key}.env", "a table of strings")
+        for k, v in env.items():
+            _expect(v, str, f"{key}.env.{k}", "a string")
+        restart = raw.get("restart", "never")
+        if restart not in ("never", "always"):
+            raise ConfigError(f'{key}.restart: expected "never" or "always", got {restart!r}')
+        limits = Limits(
+            memory_mb=_opt_int(raw, "memory_mb", key),
+            cpu_s=_opt_int(raw, "cpu_s", key),
+            files=_opt_int(raw, "max_files", key),
+        )
+        spec = BotSpec(name=name, argv=argv, cwd=cwd, env=dict(env), limits=limits)
+        if check_programs and not _findable(spec):
+            raise ConfigError(
+                f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
+            )
+        bots.append(BotEntry(spec=spec, restart=restart))
+
+    rules_raw = dict(_expect(data.get("rules", {}), dict, "rules", "a table"))
+    preset_name = _expect(rules_raw.pop("preset", "standard"), str, "rules.preset", "a preset name")
+    table = _expect(league.get("table", min(4, len(bots))), int, "league.table", "a whole number")
+    if not 2 <= table <= 8:
+        raise ConfigError(f"league.table: {table} seats; a table has 2 to 8")
+    if table > len(bots):
+        raise ConfigError(f"league.table: {table} seats but only {len(bots)} bots")
+    try:
+        rules = preset(preset_name, players=table, **rules_raw)
+    except RulesError as exc:
+        raise ConfigError(f"rules: {exc}") from None
+
+    fmt = league.get("format", "round-robin")
+    if fmt not in FORMATS:
+        raise ConfigError(f"league.format: {fmt!r}; expected one of {', '.join(FORMATS)}")
+    challengers = tuple(
+        _expect(league.get("challengers", []), list, "league.challengers", "a list of bot names")
+    )
+    if fmt == "gauntlet":
+        if not challengers:
+            raise ConfigError("league.challengers: a gauntlet needs at least one challenger")
+        for c in challengers:
+            if c not in seen:
+                raise ConfigError(f"league.challengers: {c!r} is not a bot of this league")
+        if len(bots) - len(challengers) < table - 1:
+            raise ConfigError(
+                f"league.table: {table} seats need {table - 1} field bots; "
+                f"the field has {len(bots) - len(challengers)}"
+            )
+    elif challengers:
+        raise ConfigError('league.challengers: only for format = "gauntlet"')
+    deals = _expect(league.get("deals", 1), int, "league.deals", "a whole number")
+    if deals < 1:
+        raise ConfigError(f"league.deals: {deals}; at least 1")
+    duplicate = _expect(league.get("duplicate", True), bool, "league.duplicate", "true or false")
+    seed = _expect(league.get("seed", 1), int, "league.seed", "a whole number")
+    policy_name = league.get("policy", "forfeit")
+    try:
+        policy = Policy(policy_name)
+    except ValueError:
+        raise ConfigError(
+            f"league.policy: {policy_name!r}; expected forfeit or default-move"
+        ) from None
+    max_faults = _expect(league.get("max_faults", 3), int, "league.max_faults", "a whole number")
+    jobs = league.get("jobs")
+    if jobs is not None:
+        _expect(jobs, int, "league.jobs", "a whole number")
+    time_raw = _expect(data.get("time", {}), dict, "time", "a table")
+    _unknown(time_raw, _TIME_KEYS, "time")
+    for k, v in time_raw.items():
+        if _expect(v, int, f"time.{k}", "milliseconds, a whole number") < 0:
+            raise ConfigError(f"time.{k}: must not be negative")
+    time = TimeControl(**time_raw)
+    name = _expect(league.get("name", path.stem), str, "league.name", "a name")
+    out_dir = out or base / _expect(league.get("out", f"{name}-out"), str, "league.out", "a folder")
+    return LeagueConfig(
+        name=name,
+        path=path,
+        bots=tuple(bots),
+        rules_preset=preset_name,
+        rules=rules,
+        table=table,
+        format=fmt,
+        deals=deals,
+        duplicate=duplicate,
+        seed=seed,
+        out=Path(out_dir),
+        policy=policy,
+        max_faults=max_faults,
+        time=time,
+        challengers=challengers,
+        jobs=jobs,
+        raw=data,
+    )
+
+
+def _opt_int(raw: dict[str, Any], key: str, where: str) -> int | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if _expect(value, int, f"{where}.{key}", "a whole number") < 1:
+        raise ConfigError(f"{where}.{key}: must be at least 1")
+    return int(value)
+
+
+def default_jobs() -> int:
+    """Games at once by default: the number of cores."""
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )

@@ -1,0 +1,129 @@
+"""The ledger: finished games in SQLite, one transaction per game.
+
+A game is recorded once: the schedule index is the primary key, so a second
+insert of the same game is refused, and a game cut short is never inserted.
+The league's fingerprint is stored so that `--resume` refuses a changed file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    idx INTEGER PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    unit INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    ranks TEXT NOT NULL,
+    forfeited TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    latency_mean TEXT NOT NULL,
+    latency_max TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    log_path TEXT NOT NULL,
+    finished TEXT NOT NULL
+);
+"""
+
+
+class LedgerError(Exception):
+    """The database does not belong to this league, or cannot be used."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One finished game as the ledger keeps it."""
+
+    idx: int
+    game_id: str
+    unit: int
+    deal: int
+    rotation: int
+    seed: int
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    forfeited: list[bool]
+    faults: list[dict[str, Any]]  # {"seat", "kind", "detail"}
+    latency_mean: list[float | None]
+    latency_max: list[float | None]
+    decisions: int
+    log_path: str
+    finished: str
+
+
+_JSON_FIELDS = ("seats", "scores", "ranks", "forfeited", "faults", "latency_mean", "latency_max")
+
+
+class Ledger:
+    """The league's SQLite database."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{path}: cannot use the database: {exc}") from None
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    def claim(self, fingerprint: str, resume: bool) -> None:
+        """Tie the database to this league; refuse another league's or a changed one's."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        done = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+            return
+        if row[0] != fingerprint:
+            raise LedgerError(
+                f"{self.path} holds a league with other settings; use another --out folder"
+            )
+        if done and not resume:
+            raise LedgerError(
+                f"{self.path} already holds {done} finished games; add --resume to go on"
+            )
+
+    def done(self) -> set[int]:
+        """Schedule indexes of the recorded games."""
+        return {r[0] for r in self.db.execute("SELECT idx FROM games")}
+
+    def record(self, rec: Record) -> bool:
+        """Insert one finished game in its own transaction; False if it was already there."""
+        values = [
+            json.dumps(getattr(rec, name)) if name in _JSON_FIELDS else getattr(rec, name)
+            for name in Record.__dataclass_fields__
+        ]
+        marks = ",".join("?" * len(values))
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute(f"INSERT INTO games VALUES ({marks})", values)
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def records(self) -> list[Record]:
+        """Every recorded game, in schedule order."""
+        names = list(Record.__dataclass_fields__)
+        out = []
+        for row in self.db.execute(f"SELECT {','.join(names)} FROM games ORDER BY idx"):
+            data = dict(zip(names, row, strict=True))
+            for name in _JSON_FIELDS:
+                data[name] = json.loads(data[name])
+            out.append(Record(**data))
+        return out

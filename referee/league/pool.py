@@ -1,0 +1,99 @@
+"""Bot processes kept between games, so a bot that loads a model starts once.
+
+A process is checked with a ping before it is reused. One that crashed, was
+forfeited, or belongs to a bot with `restart = "always"` is ended after its
+game; the next game gets a fresh one. Every process lives in the league's
+nursery and is ended when the pool closes, whatever the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from pathlib import Path
+
+import trio
+
+from protocol import ProtocolError
+from protocol import messages as m
+
+from .. import __version__
+from ..connection import BotGoneError, BotStalledError
+from ..process import BotProcess, start_bot
+from ..session import StartupError, goodbye, handshake, ping
+from ..wire import rules_info
+from .config import BotEntry, LeagueConfig
+
+log = logging.getLogger(__name__)
+
+
+class BotPool:
+    """Idle bot processes by bot name."""
+
+    def __init__(self, config: LeagueConfig, nursery: trio.Nursery, stderr_dir: Path) -> None:
+        self.config = config
+        self.nursery = nursery
+        self.stderr_dir = stderr_dir
+        self.idle: dict[str, list[BotProcess]] = defaultdict(list)
+        self.live: set[BotProcess] = set()
+        self.started = 0
+        self._nonce = 0
+        self._hello = m.Hello(
+            referee=f"mexican-train-referee {__version__}",
+            players=config.table,
+            rules=rules_info(config.rules),
+            time=config.time,
+        )
+
+    async def acquire(self, bot: BotEntry) -> tuple[BotProcess | None, str]:
+        """A ready process for `bot`, or None and why it could not start."""
+        while self.idle[bot.name]:
+            proc = self.idle[bot.name].pop()
+            self._nonce += 1
+            try:
+                await ping(proc.connection, self._nonce, 2.0)
+                return proc, ""
+            except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
+                log.info("%s: not reused (%s)", bot.name, exc)
+                await self._end(proc)
+        self.started += 1
+        path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
+        try:
+            proc = await start_bot(bot.spec, path)
+        except OSError as exc:
+            return None, f"cannot start {bot.spec.command}: {exc}"
+        self.live.add(proc)
+        self.nursery.start_soon(proc.drain_stderr)
+        self.nursery.start_soon(proc.connection.writer)
+        self.nursery.start_soon(proc.watch)
+        try:
+            await handshake(proc.connection, self._hello, self.config.time.startup_ms / 1000)
+        except StartupError as exc:
+            note = await proc.exit_note()
+            await self._end(proc)
+            return None, f"{exc}{note}"
+        return proc, ""
+
+    async def release(self, bot: BotEntry, proc: BotProcess, healthy: bool) -> None:
+        """Keep `proc` for the next game of `bot`, or end it."""
+        if healthy and bot.restart != "always" and proc.returncode is None:
+            self.idle[bot.name].append(proc)
+            return
+        await self._end(proc, polite=healthy)
+
+    async def _end(self, proc: BotProcess, polite: bool = False) -> None:
+        if polite:
+            await goodbye(proc.connection)
+        await proc.stop()
+        self.live.discard(proc)
+
+    async def close(self) -> None:
+        """End every process, idle or not (shielded: runs on cancellation too)."""
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for proc in list(self.live):
+                    if proc.returncode is None:
+                        nursery.start_soon(goodbye, proc.connection)
+                    nursery.start_soon(proc.stop)
+            self.live.clear()
+            self.idle.clear()

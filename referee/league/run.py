@@ -1,0 +1,270 @@
+"""Running a league: workers take games from the schedule, bots come from the pool,
+each finished game is recorded at once, standings are written at the end.
+
+Up to `jobs` games run at once in one trio process, each with its own clocks.
+A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
+`--resume` plays exactly the games the ledger does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from ..faults import Fault, FaultKind
+from ..gamelog import LogBot, LogWriter, make_header
+from ..match import Decision, Fanout, Game, Recorder, Seat
+from ..process import BotProcess
+from ..rules import State
+from .config import LeagueConfig
+from .ledger import Ledger, Record
+from .pool import BotPool
+from .schedule import Scheduled, schedule
+from .standings import Standings, compute, head_table, rich_table, write_files
+
+log = logging.getLogger(__name__)
+
+
+class _Latencies(Recorder):
+    def __init__(self, seats: int) -> None:
+        self.by_seat: list[list[float]] = [[] for _ in range(seats)]
+
+    def decision(self, record: Decision, state: State) -> None:
+        if record.latency_ms is not None and not record.auto:
+            self.by_seat[record.seat].append(record.latency_ms)
+
+
+@dataclass
+class Progressed:
+    """Counters the progress line shows."""
+
+    done: int = 0
+    faults: int = 0
+    leader: str = "-"
+
+
+async def play_scheduled(
+    config: LeagueConfig, game: Scheduled, pool: BotPool, logs: Path
+) -> Record:
+    """Play one scheduled game with pooled bots; its ledger record."""
+    entries = {b.name: b for b in config.bots}
+    bots = [entries[name] for name in game.seats]
+    procs: list[BotProcess | None] = []
+    seats: list[Seat] = []
+    early: list[Fault] = []
+    for i, bot in enumerate(bots):
+        proc, why = await pool.acquire(bot)
+        procs.append(proc)
+        if proc is None:
+            seats.append(Seat(name=bot.name))
+            early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
+        else:
+            seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
+    header = make_header(
+        game=game.game_id,
+        rules=config.rules,
+        seed=game.seed,
+        bots=[LogBot(seat=i, name=b.name, command=b.spec.command) for i, b in enumerate(bots)],
+        time=config.time,
+        policy=config.policy.value,
+        max_faults=config.max_faults,
+    )
+    log_path = logs / f"{game.game_id}.jsonl"
+    writer = LogWriter(log_path, header)
+    latencies = _Latencies(len(bots))
+    healthy = [p is not None for p in procs]
+
+    def forfeit(index: int) -> None:
+        healthy[index] = False
+
+    try:
+        for fault in early:
+            seats[fault.seat].faults.append(fault)
+            seats[fault.seat].forfeited = True
+        result = await Game(
+            seats,
+            config.rules,
+            game.seed,
+            game_id=game.game_id,
+            time=config.time,
+            policy=config.policy,
+            max_faults=config.max_faults,
+            recorder=Fanout(writer, latencies),
+            on_forfeit=forfeit,
+        ).play()
+        writer.finish(result)
+    finally:
+        writer.close()
+        with trio.CancelScope(shield=True):
+            for bot, proc, ok in zip(bots, procs, healthy, strict=True):
+                if proc is not None:
+                    await pool.release(bot, proc, ok and proc.returncode is None)
+    faults = [
+        {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
+        for seat_faults in result.faults
+        for f in seat_faults
+    ]
+    return Record(
+        idx=game.index,
+        game_id=game.game_id,
+        unit=game.unit,
+        deal=game.deal,
+        rotation=game.rotation,
+        seed=game.seed,
+        seats=list(game.seats),
+        scores=list(result.outcome.scores),
+        ranks=list(result.ranks),
+        forfeited=list(result.forfeited),
+        faults=faults,
+        latency_mean=[round(statistics.fmean(v), 3) if v else None for v in latencies.by_seat],
+        latency_max=[round(max(v), 3) if v else None for v in latencies.by_seat],
+        decisions=result.decisions,
+        log_path=str(log_path),
+        finished=writer_finished(),
+    )
+
+
+def writer_finished() -> str:
+    """The time a game was recorded."""
+    from ..gamelog import now_iso
+
+    return now_iso()
+
+
+async def run_league(
+    config: LeagueConfig,
+    *,
+    jobs: int,
+    resume: bool,
+    console: Console,
+    quiet: bool = False,
+    report_every: int = 0,
+    on_record: Callable[[Record], None] | None = None,
+) -> Standings:
+    """Play every game the ledger does not hold yet, then return the standings."""
+    out = config.out
+    logs = out / "logs"
+    stderr_dir = out / "stderr"
+    logs.mkdir(parents=True, exist_ok=True)
+    stderr_dir.mkdir(parents=True, exist_ok=True)
+    ledger = Ledger(out / "league.db")
+    try:
+        ledger.claim(config.fingerprint(), resume)
+        ledger.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('name', ?), ('bots', ?)",
+            (config.name, json.dumps([b.name for b in config.bots])),
+        )
+        games = schedule(config)
+        done = ledger.done()
+        todo = [g for g in games if g.index not in done]
+        names = [b.name for b in config.bots]
+        counters = Progressed(done=len(done))
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("faults {task.fields[faults]}  leader {task.fields[leader]}"),
+            console=console,
+            disable=quiet,
+            transient=False,
+        )
+        send, receive = trio.open_memory_channel[Scheduled](len(todo) + 1)
+        for g in todo:
+            send.send_nowait(g)
+        send.close()
+        with progress:
+            task = progress.add_task(
+                config.name, total=len(games), completed=len(done), faults=0, leader="-"
+            )
+            async with trio.open_nursery() as procs:
+                pool = BotPool(config, procs, stderr_dir)
+                try:
+                    async with trio.open_nursery() as workers:
+                        for _ in range(max(1, min(jobs, len(todo)))):
+                            workers.start_soon(
+                                _worker,
+                                config,
+                                receive.clone(),
+                                pool,
+                                logs,
+                                ledger,
+                                counters,
+                                lambda: _update(
+                                    progress,
+                                    task,
+                                    counters,
+                                    ledger,
+                                    names,
+                                    console,
+                                    report_every,
+                                    config.name,
+                                ),
+                                on_record,
+                            )
+                        receive.close()
+                finally:
+                    await pool.close()
+                    procs.cancel_scope.cancel()
+        standings = compute(names, ledger.records())
+        write_files(standings, out, f"{config.name}: standings")
+        return standings
+    finally:
+        ledger.close()
+
+
+async def _worker(
+    config: LeagueConfig,
+    receive: trio.MemoryReceiveChannel[Scheduled],
+    pool: BotPool,
+    logs: Path,
+    ledger: Ledger,
+    counters: Progressed,
+    update: Callable[[], None],
+    on_record: Callable[[Record], None] | None,
+) -> None:
+    async with receive:
+        async for game in receive:
+            record = await play_scheduled(config, game, pool, logs)
+            if ledger.record(record):
+                counters.done += 1
+                counters.faults += len([f for f in record.faults if f["kind"] != "stale_reply"])
+                if on_record is not None:
+                    on_record(record)
+            update()
+
+
+def _update(
+    progress: Progress,
+    task: object,
+    counters: Progressed,
+    ledger: Ledger,
+    names: list[str],
+    console: Console,
+    report_every: int,
+    title: str,
+) -> None:
+    standings = compute(names, ledger.records())
+    counters.leader = standings.bots[0].name if standings.games else "-"
+    progress.update(
+        task,  # type: ignore[arg-type]
+        completed=counters.done,
+        faults=counters.faults,
+        leader=counters.leader,
+    )
+    if report_every and counters.done % report_every == 0 and not progress.disable:
+        console.print(rich_table(standings, f"{title}: after {counters.done} games"))
+
+
+def print_standings(console: Console, standings: Standings, title: str) -> None:
+    """The final tables."""
+    console.print(rich_table(standings, title))
+    console.print(head_table(standings))

@@ -7,8 +7,8 @@ wrong and exit with status 2; nothing here holds game logic.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Awaitable, Callable, Iterator
+from typing import NoReturn, TypeVar
 
 import click
 from rich.console import Console
@@ -21,6 +21,36 @@ def fail(message: str, status: int = 2) -> NoReturn:
     """Print one error line to stderr and exit with `status`."""
     click.echo(f"referee: error: {message}", err=True)
     sys.exit(status)
+
+
+T = TypeVar("T")
+
+
+def run_trio(main_fn: Callable[[], Awaitable[T]]) -> T:
+    """`trio.run`, with a lone exception (Ctrl-C above all) taken out of its group.
+
+    trio reports what escapes a nursery as an exception group; the command line
+    wants to handle KeyboardInterrupt and one-line errors as themselves.
+    """
+    import trio
+
+    try:
+        return trio.run(main_fn)
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
 
 
 def wide_console() -> Console:
@@ -132,7 +162,6 @@ def check_bot_cmd(
     command: tuple[str, ...],
 ) -> None:
     """Check a bot against the protocol: referee check-bot [OPTIONS] -- CMD [ARGS...]."""
-    import trio
 
     from protocol.messages import TimeControl
 
@@ -154,7 +183,7 @@ def check_bot_cmd(
     time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
     stderr_path = stderr_file()
     click.echo(f"checking {spec.command}")
-    checks = trio.run(
+    checks = run_trio(
         lambda: check_bot(
             spec,
             plan=plan,
@@ -262,6 +291,13 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
 @click.option(
+    "--bot-seed-key",
+    default=None,
+    metavar="HEX",
+    help="Key for the bots' own seeds (default: fresh each game; the log records it). "
+    "The same seed and key replay deterministic bots exactly.",
+)
+@click.option(
     "--seat-logs",
     is_flag=True,
     help="Also write one log per seat, redacted like that seat's messages.",
@@ -303,6 +339,7 @@ def play_cmd(
     max_faults: int,
     as_json: bool,
     quiet: bool,
+    bot_seed_key: str | None,
     seat_logs: bool,
     memory_mb: int | None,
     cpu_s: int | None,
@@ -338,6 +375,7 @@ def play_cmd(
         limits=Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files),
         output_cap=max_output_kb * 1024 if max_output_kb else None,
         seat_logs=seat_logs,
+        bot_seed_key=bot_seed_key,
     )
 
 
@@ -375,8 +413,6 @@ def league_cmd(
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]."""
     from pathlib import Path
 
-    import trio
-
     from .league.config import ConfigError, default_jobs, load_config
     from .league.ledger import LedgerError
     from .league.run import print_standings, run_league
@@ -389,7 +425,7 @@ def league_cmd(
     workers = jobs or config.jobs or default_jobs()
     resume_cmd = f"referee league {config_file} --out {config.out} --resume"
     try:
-        standings = trio.run(
+        standings = run_trio(
             lambda: run_league(
                 config,
                 jobs=workers,

@@ -57,13 +57,14 @@ class Header(LogLine, tag="header", kw_only=True):
     protocol: int
     game: str
     rules: m.RulesInfo
-    seed: int
+    seed: int | None  # None in a log redacted for one seat: the seed would reveal every hand
     bots: list[LogBot]
     time: m.TimeControl
     policy: str
     max_faults: int
     started: str
     seat: int | None = None  # set in a log redacted for one seat
+    bot_seed_key: str | None = None  # hex; with the seed it gives each bot's own seed
 
 
 class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
@@ -138,7 +139,8 @@ class LogWriter(Recorder):
         self._handle: IO[bytes] = path.open("wb")
         self._count = 0
         self._started = dt.datetime.now(dt.UTC)
-        header.seat = seat
+        if seat is not None:
+            header = msgspec.structs.replace(header, seat=seat, seed=None, bot_seed_key=None)
         self._write(header)
 
     def _write(self, line: LogLine) -> None:
@@ -221,6 +223,7 @@ def make_header(
     time: m.TimeControl,
     policy: str,
     max_faults: int,
+    bot_seed_key: bytes | None = None,
 ) -> Header:
     """The header of a new game log."""
     return Header(
@@ -234,6 +237,7 @@ def make_header(
         policy=policy,
         max_faults=max_faults,
         started=now_iso(),
+        bot_seed_key=bot_seed_key.hex() if bot_seed_key is not None else None,
     )
 
 
@@ -259,8 +263,12 @@ class GameLog(msgspec.Struct, kw_only=True):
         return self.footer is not None
 
 
-def read_log(path: Path) -> GameLog:
-    """Read a game log; `LogError` naming the line for anything that is not one."""
+def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
+    """Read a game log; `LogError` naming the line for anything that is not one.
+
+    A log redacted for one seat holds no seed, so it cannot be re-derived; it is
+    refused unless `allow_redacted`.
+    """
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -295,6 +303,11 @@ def read_log(path: Path) -> GameLog:
             if line.format != LOG_FORMAT:
                 raise LogError(
                     f"{path}:{number}: log format {line.format}; this referee reads {LOG_FORMAT}"
+                )
+            if line.seed is None and not allow_redacted:
+                raise LogError(
+                    f"{path}:{number}: a log redacted for seat {line.seat} holds no seed, so "
+                    "the game cannot be re-derived from it; use the full log"
                 )
             header = line
         elif isinstance(line, DecisionLine):

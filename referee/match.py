@@ -9,8 +9,10 @@ Bot misbehaviour becomes a `Fault` at its seat, never an exception.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import logging
-import random
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -111,9 +113,21 @@ class Fanout(Recorder):
             r.round_end(result)
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed a bot gets for its own randomness: fixed by the game seed and the seat."""
-    return random.Random(f"bot/{game_seed}/{seat}").getrandbits(32)
+def bot_seed(game_seed: int, seat: int, key: bytes) -> int:
+    """The seed a bot gets for its own randomness.
+
+    Keyed: a function of the game seed alone could be inverted by a bot trying
+    small game seeds until one gives its bot seed, and then it would know every
+    hand. With the key (kept by the referee, written only in the full log) the
+    same key, game seed and seat always give the same bot seed.
+    """
+    digest = hmac.new(key, f"bot/{game_seed}/{seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def new_bot_seed_key() -> bytes:
+    """A fresh secret for `bot_seed`."""
+    return secrets.token_bytes(16)
 
 
 def auto_move(state: State) -> Move:
@@ -157,6 +171,7 @@ class Game:
         clock: Callable[[], float] = trio.current_time,
         on_forfeit: Callable[[int], None] | None = None,
         output_cap: int | None = None,
+        bot_seed_key: bytes | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
@@ -171,6 +186,7 @@ class Game:
         self.clock = clock
         self.on_forfeit = on_forfeit
         self.output_cap = output_cap  # bytes a bot may write during one decision
+        self.bot_seed_key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
         for seat in self.seats:
             seat.bank_ms = float(time.bank_ms)
 
@@ -191,6 +207,8 @@ class Game:
         public = encode(event.public)  # encoded once for every seat that gets it
         for index, seat in enumerate(self.seats):
             if not seat.live or seat.connection is None:
+                continue
+            if event.audience is not None and index not in event.audience:
                 continue
             if event.private is not None and index == event.owner:
                 self._send(index, event.private)
@@ -260,7 +278,7 @@ class Game:
                     names=names,
                     rules=wire.rules_info(rules),
                     time=self.time,
-                    seed=bot_seed(self.seed, index),
+                    seed=bot_seed(self.seed, index, self.bot_seed_key),
                     rounds=len(rules.engines),
                 ),
             )

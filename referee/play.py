@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
-import trio
 from rich.console import Console
 
 from protocol.messages import TimeControl
 
-from .cli import fail
+from .cli import fail, run_trio
 from .display import RoundPrinter, result_table
 from .faults import Policy
 from .process import BotSpec, Limits, parse_bot
@@ -45,6 +45,7 @@ def play_from_cli(
     limits: Limits | None = None,
     output_cap: int | None = None,
     seat_logs: bool = False,
+    bot_seed_key: str | None = None,
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     specs: list[BotSpec] = []
@@ -81,8 +82,15 @@ def play_from_cli(
     )
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
-    game_id = f"game-{seed}"
-    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{game_id}.jsonl"
+    key: bytes | None = None
+    if bot_seed_key is not None:
+        try:
+            key = bytes.fromhex(bot_seed_key)
+        except ValueError:
+            fail(f"--bot-seed-key {bot_seed_key!r}: expected hexadecimal digits")
+    # The id bots see must not carry the seed: with the rules it would reveal every hand.
+    game_id = f"game-{secrets.token_hex(4)}"
+    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"game-{seed}.jsonl"
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -103,7 +111,7 @@ def play_from_cli(
         )
 
     try:
-        report = trio.run(
+        report = run_trio(
             lambda: run_game(
                 specs,
                 rules,
@@ -118,6 +126,7 @@ def play_from_cli(
                 on_start=started,
                 output_cap=output_cap,
                 seat_logs=seat_logs,
+                bot_seed_key=key,
             )
         )
     except KeyboardInterrupt:

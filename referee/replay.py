@@ -65,6 +65,7 @@ def rules_of(log: GameLog) -> Rules:
 
 def states(log: GameLog) -> Iterator[tuple[DecisionLine, State, State]]:
     """Each logged decision with the state before and after it (no checks)."""
+    assert log.header.seed is not None, "read_log refuses logs without a seed"
     state = new_game(rules_of(log), log.header.seed)
     for line in log.decisions:
         after = apply(state, move_of_spec(line.move))
@@ -78,6 +79,7 @@ class _Checker:
     def __init__(self, log: GameLog, rules: Rules) -> None:
         self.log = log
         self.rules = rules
+        assert log.header.seed is not None, "read_log refuses logs without a seed"
         self.state = new_game(rules, log.header.seed)
         self.decisions = 0
         self.rounds = 0

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
 import trio
 
 from protocol import messages as m
@@ -20,7 +19,7 @@ from protocol import messages as m
 from . import __version__
 from .faults import Fault, FaultKind, Policy
 from .gamelog import LogBot, LogWriter, make_header
-from .match import Fanout, Game, GameResult, Recorder, Seat
+from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
 from .process import BotProcess, BotSpec, start_bot
 from .rules import Rules
 from .session import StartupError, goodbye, handshake
@@ -70,13 +69,15 @@ async def run_game(
     on_start: Callable[[list[str]], None] | None = None,
     output_cap: int | None = None,
     seat_logs: bool = False,
+    bot_seed_key: bytes | None = None,
 ) -> GameReport:
     """Play one game between freshly started bot processes and write its log."""
     names = unique_names(specs)
     stderr_paths: list[Path | None] = [
-        (stderr_dir / f"{game_id}-seat{i}-{names[i]}.stderr") if stderr_dir else None
+        (stderr_dir / f"{log_path.stem}-seat{i}-{names[i]}.stderr") if stderr_dir else None
         for i in range(len(specs))
     ]
+    key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
     header = make_header(
         game=game_id,
         rules=rules,
@@ -85,13 +86,13 @@ async def run_game(
         time=time,
         policy=policy.value,
         max_faults=max_faults,
+        bot_seed_key=key,
     )
     writer = LogWriter(log_path, header)
     writers = [writer]
     if seat_logs:
         for i in range(len(specs)):
-            seat_header = msgspec.structs.replace(header)
-            writers.append(LogWriter(seat_log_path(log_path, i), seat_header, seat=i))
+            writers.append(LogWriter(seat_log_path(log_path, i), header, seat=i))
     procs: list[BotProcess | None] = [None] * len(specs)
     seats = [Seat(name=names[i]) for i in range(len(specs))]
     early: list[Fault] = []
@@ -129,6 +130,7 @@ async def run_game(
                     recorder=Fanout(*writers, *([recorder] if recorder else [])),
                     on_forfeit=forfeit,
                     output_cap=output_cap,
+                    bot_seed_key=key,
                 )
                 for fault in early:
                     seats[fault.seat].faults.append(fault)

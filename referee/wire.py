@@ -168,14 +168,17 @@ def move_of(reply: m.MoveReply, state: State) -> Move:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """A message for every seat, or a private variant for one seat."""
+    """A message for every seat (or only the `audience`), or a private variant for one."""
 
     public: m.Message
     private: m.Message | None = None
     owner: int = -1  # the seat that gets `private` instead of `public`
+    audience: frozenset[int] | None = None  # None: every seat
 
-    def for_seat(self, seat: int) -> m.Message:
-        """What `seat` receives."""
+    def for_seat(self, seat: int) -> m.Message | None:
+        """What `seat` receives, if anything."""
+        if self.audience is not None and seat not in self.audience:
+            return None
         return self.private if self.private is not None and seat == self.owner else self.public
 
 
@@ -208,6 +211,7 @@ def events(before: State, move: Move, after: State) -> Iterator[Event]:
         end = line.end
         new_end = move.tile.other(end)
         opened = [] if round_changed else list(range(len(before.trains), len(after.trains)))
+        building = before.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW)
         yield Event(
             m.Played(
                 seat=seat,
@@ -217,13 +221,20 @@ def events(before: State, move: Move, after: State) -> Iterator[Event]:
                 opens_double=move.tile.is_double,
                 branches=opened,
                 announce=move.announce,
-            )
+            ),
+            # In the fast phase everyone builds at once: only the builder's side sees it now.
+            audience=_side(before, seat) if building else None,
         )
     elif move.kind is MoveKind.PASS:
         yield Event(m.Passed(seat=seat))
     if round_changed:
         yield from _round_end(before, move, after)
         return
+    if before.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) and after.ctx not in (
+        Ctx.BUILD,
+        Ctx.BUILD_FOLLOW,
+    ):
+        yield from _reveal_builds(after)
     yield from _marker_changes(before, after)
     # A penalty draw happens as the turn closes: the drawer sees the tiles.
     if move.kind is not MoveKind.DRAW:
@@ -238,6 +249,27 @@ def events(before: State, move: Move, after: State) -> Iterator[Event]:
                     m.Drew(seat=seat, tile=(t.hi, t.lo), reason="penalty"),
                     seat,
                 )
+
+
+def _side(state: State, seat: int) -> frozenset[int]:
+    rules = state.rules
+    team = rules.team_of(seat)
+    return frozenset(s for s in range(rules.players) if rules.team_of(s) == team)
+
+
+def _reveal_builds(state: State) -> Iterator[Event]:
+    """At the end of the fast phase, every seat learns the trains the other sides built."""
+    rules = state.rules
+    for index, train in enumerate(state.trains):
+        if train.owner < 0 or not train.tiles:
+            continue
+        builder = index if index < rules.players else state.table.members[train.owner][0]
+        others = frozenset(range(rules.players)) - _side(state, builder)
+        for a, b in _oriented(train.tiles, train.end):
+            yield Event(
+                m.Played(seat=builder, tile=(a, b), train=index, end=b, opens_double=a == b),
+                audience=others,
+            )
 
 
 def _marker_changes(before: State, after: State) -> Iterator[Event]:

@@ -77,6 +77,7 @@ class LeagueConfig:
     time: TimeControl
     challengers: tuple[str, ...] = ()
     jobs: int | None = None
+    bot_seed_key: bytes | None = None  # pins the bots' own seeds across fresh runs
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def fingerprint(self) -> str:
@@ -239,6 +240,13 @@ def parse_config(
             raise ConfigError(f"time.{k}: must not be negative")
     time = TimeControl(**time_raw)
     name = _expect(league.get("name", path.stem), str, "league.name", "a name")
+    key_text = league.get("bot_seed_key")
+    bot_seed_key = None
+    if key_text is not None:
+        try:
+            bot_seed_key = bytes.fromhex(_expect(key_text, str, "league.bot_seed_key", "hex"))
+        except ValueError:
+            raise ConfigError("league.bot_seed_key: expected hexadecimal digits") from None
     out_dir = out or base / _expect(league.get("out", f"{name}-out"), str, "league.out", "a folder")
     return LeagueConfig(
         name=name,
@@ -257,6 +265,7 @@ def parse_config(
         time=time,
         challengers=challengers,
         jobs=jobs,
+        bot_seed_key=bot_seed_key,
         raw=data,
     )
 

@@ -8,6 +8,7 @@ The league's fingerprint is stored so that `--resume` refuses a changed file.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,17 @@ class Ledger:
             raise LedgerError(
                 f"{self.path} already holds {done} finished games; add --resume to go on"
             )
+
+    def bot_seed_key(self, pinned: bytes | None) -> bytes:
+        """The key for the bots' own seeds: pinned by the config, else made once and kept."""
+        if pinned is not None:
+            return pinned
+        row = self.db.execute("SELECT value FROM meta WHERE key='bot_seed_key'").fetchone()
+        if row is not None:
+            return bytes.fromhex(row[0])
+        key = secrets.token_bytes(16)
+        self.db.execute("INSERT INTO meta VALUES ('bot_seed_key', ?)", (key.hex(),))
+        return key
 
     def done(self) -> set[int]:
         """Schedule indexes of the recorded games."""

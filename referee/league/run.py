@@ -52,7 +52,7 @@ class Progressed:
 
 
 async def play_scheduled(
-    config: LeagueConfig, game: Scheduled, pool: BotPool, logs: Path
+    config: LeagueConfig, game: Scheduled, pool: BotPool, logs: Path, bot_seed_key: bytes
 ) -> Record:
     """Play one scheduled game with pooled bots; its ledger record."""
     entries = {b.name: b for b in config.bots}
@@ -76,6 +76,7 @@ async def play_scheduled(
         time=config.time,
         policy=config.policy.value,
         max_faults=config.max_faults,
+        bot_seed_key=bot_seed_key,
     )
     log_path = logs / f"{game.game_id}.jsonl"
     writer = LogWriter(log_path, header)
@@ -99,6 +100,7 @@ async def play_scheduled(
             max_faults=config.max_faults,
             recorder=Fanout(writer, latencies),
             on_forfeit=forfeit,
+            bot_seed_key=bot_seed_key,
         ).play()
         writer.finish(result)
     finally:
@@ -162,6 +164,7 @@ async def run_league(
             "INSERT OR REPLACE INTO meta VALUES ('name', ?), ('bots', ?)",
             (config.name, json.dumps([b.name for b in config.bots])),
         )
+        key = ledger.bot_seed_key(config.bot_seed_key)
         games = schedule(config)
         done = ledger.done()
         todo = [g for g in games if g.index not in done]
@@ -196,6 +199,7 @@ async def run_league(
                                 receive.clone(),
                                 pool,
                                 logs,
+                                key,
                                 ledger,
                                 counters,
                                 lambda: _update(
@@ -226,6 +230,7 @@ async def _worker(
     receive: trio.MemoryReceiveChannel[Scheduled],
     pool: BotPool,
     logs: Path,
+    key: bytes,
     ledger: Ledger,
     counters: Progressed,
     update: Callable[[], None],
@@ -233,7 +238,7 @@ async def _worker(
 ) -> None:
     async with receive:
         async for game in receive:
-            record = await play_scheduled(config, game, pool, logs)
+            record = await play_scheduled(config, game, pool, logs, key)
             if ledger.record(record):
                 counters.done += 1
                 counters.faults += len([f for f in record.faults if f["kind"] != "stale_reply"])

@@ -1,0 +1,557 @@
+"""`referee play` with real bot processes: the sample bots, and every misbehaving bot.
+
+Games run in-process through `referee.runner.run_game` where the test needs the
+report, the log or the referee's own memory, and through the command line
+elsewhere. Clocks are small (300 ms a move, a 300 ms bank, 3 s to start) and the
+set is double-6, so a whole game takes well under a second of play. Every test
+ends by checking that no process it started (keeper, bot or anything a bot
+forked) is left: each command line carries a unique token, found in /proc.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+from click.testing import CliRunner, Result
+
+from protocol import messages as m
+from referee import runner
+from referee.cli import main
+from referee.faults import Policy
+from referee.gamelog import GameLog, move_of_spec, read_log
+from referee.process import STDERR_CAP, BotSpec, Limits
+from referee.replay import states, verify
+from referee.rules import Rules, legal_moves, preset
+from referee.runner import GameReport, run_game
+from tests._procs import assert_none_left, new_token
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "tests" / "bots"
+SAMPLES = ROOT / "sample_bots"
+REFEREE = str(Path(PY).parent / "referee")
+TIME = m.TimeControl(startup_ms=3000, move_ms=300, bank_ms=300, increment_ms=0, grace_ms=50)
+CLOCKS = ["--startup-ms", "3000", "--move-ms", "300", "--bank-ms", "300", "--grace-ms", "50"]
+GOOD = {
+    "random": (PY, str(SAMPLES / "random_bot.py")),
+    "greedy": (PY, str(SAMPLES / "greedy_bot.py")),
+    "js": ("node", str(SAMPLES / "js" / "bot.js")),
+    "minimal": ("sh", str(SAMPLES / "minimal.sh")),
+}
+MIB = 1 << 20
+
+
+def small(players: int, **options: object) -> Rules:
+    """Double-6, every round (seven): quick, and long enough for every misbehaviour."""
+    return preset("standard", max_pip=6, players=players, **options)
+
+
+# ---------------------------------------------------------------- processes
+
+
+@dataclass
+class Table:
+    """Bot specs tagged with this test's token, and the process groups started."""
+
+    token: str = field(default_factory=new_token)
+    groups: list[int] = field(default_factory=list)
+
+    def good(self, kind: str) -> BotSpec:
+        return BotSpec(name=kind, argv=(*GOOD[kind], self.token))
+
+    def bad(self, bot: str, *args: str, limits: Limits | None = None) -> BotSpec:
+        argv = (PY, str(BOTS / f"{bot}.py"), *args, self.token)
+        return BotSpec(name=bot, argv=argv, limits=limits or Limits())
+
+    def cli(self, spec: BotSpec) -> str:
+        """The spec as a `referee play` argument: NAME=command line."""
+        return f"{spec.name}={shlex.join(spec.argv)}"
+
+
+@pytest.fixture
+def table(monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+    tab = Table()
+    real_start = runner.start_bot
+
+    async def start_and_record(spec, stderr_path=None):
+        proc = await real_start(spec, stderr_path)
+        tab.groups.append(proc.pid)  # the keeper leads the bot's process group
+        return proc
+
+    monkeypatch.setattr(runner, "start_bot", start_and_record)
+    yield tab
+    assert_none_left(tab.token, tab.groups)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def max_rss_mb() -> float:
+    """This process's peak resident size so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def play(
+    specs: list[BotSpec],
+    tmp_path: Path,
+    *,
+    rules: Rules | None = None,
+    policy: Policy = Policy.FORFEIT,
+    max_faults: int = 3,
+    time: m.TimeControl = TIME,
+    output_cap: int | None = None,
+    seed: int = 7,
+) -> tuple[GameReport, GameLog]:
+    """Play one game in-process and check its log: complete, and the rules agree."""
+    rules = rules or small(len(specs))
+    with trio.fail_after(60):
+        report = await run_game(
+            specs,
+            rules,
+            seed,
+            game_id=f"test-{seed}",
+            time=time,
+            log_path=tmp_path / "game.jsonl",
+            policy=policy,
+            max_faults=max_faults,
+            stderr_dir=tmp_path,
+            output_cap=output_cap,
+        )
+    return report, checked_log(report.log_path, report)
+
+
+def checked_log(path: Path, report: GameReport | None = None) -> GameLog:
+    """Read a game log, check it ends with a footer and verifies against the engine."""
+    lines = path.read_bytes().splitlines()
+    assert json.loads(lines[-1])["type"] == "footer"
+    log = read_log(path)
+    verdict = verify(log)
+    assert verdict.ok, str(verdict.divergence)
+    assert verdict.complete
+    assert verdict.decisions == len(log.decisions)
+    if report is not None:
+        result = report.result
+        assert log.footer is not None
+        assert log.footer.ranks == list(result.ranks)
+        assert log.footer.forfeited == list(result.forfeited)
+        assert log.footer.scores == list(result.outcome.scores)
+        assert log.footer.decisions == result.decisions == len(log.decisions)
+        kinds = [f.kind.value for seat in result.faults for f in seat]
+        assert sorted(f.kind for f in log.footer.faults) == sorted(kinds)
+    return log
+
+
+def engine_ranks_ok(ranks: list[int], scores: list[int]) -> bool:
+    """Ranks as the engine gives them without forfeits: 1 + sides strictly better."""
+    return ranks == [1 + sum(1 for t in scores if t < s) for s in scores]
+
+
+@dataclass
+class Played:
+    """One finished game of a misbehaving bot, for the case's own checks."""
+
+    report: GameReport
+    log: GameLog
+    seat: int
+    rss_growth_mb: float
+
+    def decisions(self) -> list:
+        return [d for d in self.log.decisions if d.seat == self.seat]
+
+    def stderr(self) -> bytes:
+        path = self.report.stderr_paths[self.seat]
+        assert path is not None
+        return path.read_bytes()
+
+
+# ---------------------------------------------------------------- every misbehaving bot
+
+
+def bounded_memory(played: Played) -> None:
+    assert played.rss_growth_mb < 50, f"the referee grew by {played.rss_growth_mb:.0f} MB"
+
+
+def never_decided(played: Played) -> None:
+    # A bot that never got through the handshake is never asked: the referee moves for it.
+    assert played.decisions()
+    assert all(d.auto and d.latency_ms is None and d.request == 0 for d in played.decisions())
+
+
+def three_moves_then_crash(played: Played) -> None:
+    assert [d.auto for d in played.decisions()][:4] == [False, False, False, True]
+    assert played.decisions()[3].faults[0].kind == "crash"
+
+
+def stderr_capped(played: Played) -> None:
+    kept = played.stderr()
+    assert kept.startswith(b"flood flood")
+    assert kept.endswith(b"[referee: stderr cut at the size cap]\n")
+    assert STDERR_CAP < len(kept) < STDERR_CAP + 100
+    bounded_memory(played)
+
+
+def late_but_covered_by_the_bank(played: Played) -> None:
+    latencies = [d.latency_ms for d in played.decisions() if not d.auto]
+    assert latencies and all(x is not None for x in latencies)
+    assert max(latencies) > TIME.move_ms  # it was late, and the bank paid for it
+    assert max(latencies) < TIME.move_ms + TIME.bank_ms + TIME.grace_ms
+
+
+def stale_replies_cost_nothing(played: Played) -> None:
+    mine = played.decisions()
+    assert all(not d.auto for d in mine)
+    stale = [f for d in mine for f in d.faults]
+    assert len(stale) == len(mine)  # one stale reply before every right one
+    assert all("while" in f.detail and f.request == d.request for d in mine for f in d.faults)
+
+
+def memory_error_in_stderr(played: Played) -> None:
+    assert b"MemoryError" in played.stderr()
+
+
+@dataclass(frozen=True)
+class Case:
+    bot: str
+    args: tuple[str, ...] = ()
+    fault: str | None = None  # the kind of every fault at the bot's seat; None: no fault
+    evidence: str = ""
+    goods: int = 2
+    limits: Limits | None = None
+    time: m.TimeControl = TIME
+    output_cap: int | None = None
+    check: Callable[[Played], None] | None = None
+
+    @property
+    def fatal(self) -> bool:
+        return self.fault not in (None, "stale_reply")
+
+
+CASES = [
+    Case("crash_before_ready", fault="startup_failure", evidence="exit status 3", goods=1),
+    Case("exit_at_once", fault="startup_failure", evidence="exit status 0", check=never_decided),
+    Case("crash_midgame", fault="crash", evidence="exit status 1", goods=3),
+    Case("crash_midgame", fault="crash", evidence="exit status 1", check=three_moves_then_crash),
+    Case("close_stdout", fault="crash", evidence="closed its output", goods=1),
+    Case("silent", fault="timeout", evidence="no reply within 300 ms + bank 300 ms", goods=3),
+    Case("slow", ("1.5",), fault="timeout", evidence="no reply within"),
+    Case("deaf", fault="timeout", goods=1),
+    Case("timeout_once", fault="timeout", evidence="no reply within 300 ms + bank 300 ms"),
+    Case("garbage", fault="malformed", evidence="move zero, please", goods=3),
+    Case("deep_json", fault="malformed", evidence="x_pad"),
+    Case("huge_line", fault="oversize", evidence="1048576-byte maximum", check=bounded_memory),
+    Case("illegal", ("tile",), fault="illegal", evidence="does not hold", goods=1),
+    Case("illegal", ("index",), fault="illegal", evidence="outside the", goods=3),
+    Case(
+        "spin",
+        fault="resource_limit",
+        evidence="(killed by SIGXCPU) at the CPU limit of 1 s",
+        limits=Limits(cpu_s=1),
+        time=msgspec.structs.replace(TIME, move_ms=5000),
+        goods=1,
+    ),
+    Case(
+        "memory_hog",
+        ("512",),
+        fault="crash",  # a failed allocation ends a Python bot with status 1: a crash
+        evidence="exit status 1",
+        limits=Limits(memory_mb=100),
+        check=memory_error_in_stderr,
+    ),
+    Case(
+        "line_flood",
+        ("2048",),
+        fault="resource_limit",
+        evidence="wrote over 65536 bytes in one decision",
+        output_cap=64 * 1024,
+        check=bounded_memory,
+    ),
+    Case("wrong_id", fault="stale_reply", evidence="is open", check=stale_replies_cost_nothing),
+    Case("late_once", check=late_but_covered_by_the_bank, goods=1),
+    Case("chatty", goods=3),
+    Case("stderr_flood", check=stderr_capped),
+    Case("grandchild", goods=1),  # the fixture fails if the sleeping grandchild survives
+    Case("ignore_sigterm"),  # never exits: SIGKILL ends it, after bye and SIGTERM
+    Case(
+        "line_flood",
+        ("2048",),
+        time=msgspec.structs.replace(TIME, move_ms=3000),
+        check=bounded_memory,
+    ),
+]
+
+
+def case_id(case: Case) -> str:
+    extra = f"-{case.args[0]}" if case.args and case.bot == "illegal" else ""
+    policy = "-capped" if case.output_cap else ""
+    return f"{case.bot}{extra}{policy}-{case.goods + 1}p"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+async def test_misbehaving_bot_game(case: Case, table: Table, tmp_path: Path) -> None:
+    players = case.goods + 1
+    seat = CASES.index(case) % players  # spread the bad bots over the seats
+    goods = iter(["random", "greedy", "js"])
+    specs = [
+        table.bad(case.bot, *case.args, limits=case.limits)
+        if s == seat
+        else table.good(next(goods))
+        for s in range(players)
+    ]
+    before = max_rss_mb()
+    report, log = await play(specs, tmp_path, time=case.time, output_cap=case.output_cap)
+    played = Played(report, log, seat, max_rss_mb() - before)
+    result = report.result
+
+    for other in range(players):
+        if other != seat:
+            assert result.faults[other] == (), result.faults[other]
+    mine = result.faults[seat]
+    if case.fault is None:
+        assert mine == ()
+        assert result.forfeited == (False,) * players
+        assert result.ranks == result.outcome.ranks
+    else:
+        assert mine, "no fault recorded"
+        assert {f.kind.value for f in mine} == {case.fault}, [str(f) for f in mine]
+        assert case.evidence in mine[0].detail
+    if case.fatal:
+        assert len(mine) == 1, [str(f) for f in mine]
+        assert result.forfeited == tuple(s == seat for s in range(players))
+        assert result.ranks[seat] == players  # below every side that did not forfeit
+        assert all(result.ranks[s] < players for s in range(players) if s != seat)
+        assert engine_ranks_ok(
+            [r for s, r in enumerate(result.ranks) if s != seat],
+            [x for s, x in enumerate(result.outcome.scores) if s != seat],
+        )
+        # After its fault the referee moves for the seat, and asks it nothing more.
+        fault_at = next((i for i, d in enumerate(played.decisions()) if d.faults), -1)
+        after = played.decisions()[fault_at + 1 :]
+        assert all(d.auto and d.latency_ms is None for d in after)
+    else:
+        assert not result.forfeited[seat]
+    if case.check is not None:
+        case.check(played)
+
+
+# ---------------------------------------------------------------- default-move policy
+
+
+async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
+    table: Table, tmp_path: Path
+) -> None:
+    specs = [table.good("random"), table.bad("timeout_once")]
+    report, log = await play(specs, tmp_path, policy=Policy.DEFAULT_MOVE, max_faults=3)
+    faults = report.result.faults[1]
+    assert [f.kind.value for f in faults] == ["timeout", "stale_reply"]
+    assert report.result.forfeited == (False, False)
+    mine = [(line, before) for line, before, _ in states(log) if line.seat == 1]
+    timed_out = next(i for i, (line, _) in enumerate(mine) if line.faults)
+    line, before = mine[timed_out]
+    assert line.auto and line.faults[0].kind == "timeout"
+    assert move_of_spec(line.move) == legal_moves(before)[0]  # the default move
+    later = [line for line, _ in mine[timed_out + 1 :]]
+    assert later and all(not d.auto and d.latency_ms is not None for d in later)
+    assert later[0].faults[0].kind == "stale_reply"  # its late answer, ignored
+
+
+async def test_default_move_the_late_bot_covered_by_its_bank_has_no_fault(
+    table: Table, tmp_path: Path
+) -> None:
+    specs = [table.bad("late_once"), table.good("greedy")]
+    report, log = await play(specs, tmp_path, policy=Policy.DEFAULT_MOVE, max_faults=1)
+    assert report.result.faults == ((), ())
+    mine = [d for d in log.decisions if d.seat == 0]
+    assert all(not d.auto for d in mine)
+    assert max(d.latency_ms or 0 for d in mine) > TIME.move_ms
+
+
+@pytest.mark.parametrize(("bot", "kind"), [("huge_line", "oversize"), ("crash_midgame", "crash")])
+async def test_default_move_still_forfeits_at_once_for(
+    table: Table, tmp_path: Path, bot: str, kind: str
+) -> None:
+    specs = [table.good("random"), table.bad(bot)]
+    report, _ = await play(specs, tmp_path, policy=Policy.DEFAULT_MOVE, max_faults=3)
+    assert [f.kind.value for f in report.result.faults[1]] == [kind]
+    assert report.result.forfeited == (False, True)
+    assert report.result.ranks == (1, 2)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def run_cli(*args: str) -> Result:
+    # Wide, so that rich never folds a long temporary path.
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": "400"})
+
+
+def test_four_sample_bots_play_a_whole_game_with_json_output(table: Table, tmp_path: Path) -> None:
+    bots = [table.cli(table.good(k)) for k in ("random", "greedy", "js", "minimal")]
+    args = [REFEREE, "play", *bots, "--set", "max_pip=6", "--seed", "11"]
+    args += ["--log-dir", str(tmp_path), *CLOCKS, "--json", "--seat-logs"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 1 and done.stdout.endswith("}\n")
+    summary = json.loads(done.stdout)
+    assert set(summary) == {"seed", "log", "decisions", "rounds", "seats"}
+    assert summary["seed"] == 11
+    seats = summary["seats"]
+    assert [s["name"] for s in seats] == ["random", "greedy", "js", "minimal"]
+    assert [s["seat"] for s in seats] == [0, 1, 2, 3]
+    assert all(s["status"] == "ok" and s["faults"] == [] for s in seats)
+    scores = [s["score"] for s in seats]
+    assert engine_ranks_ok([s["rank"] for s in seats], scores)
+    assert len(summary["rounds"]) == 7
+    assert [sum(r[s] for r in summary["rounds"]) for s in range(4)] == scores
+    # Rounds went to stderr, leaving stdout to the JSON.
+    assert re.search(r"^round  7 0-0", done.stderr, re.MULTILINE)
+
+    log_path = Path(summary["log"])
+    assert log_path == tmp_path / "game-11.jsonl"
+    log = checked_log(log_path)
+    assert log.footer is not None
+    assert log.footer.scores == scores
+    assert log.footer.decisions == summary["decisions"]
+    assert [b.name for b in log.header.bots] == ["random", "greedy", "js", "minimal"]
+    # Each bot's stderr beside the log; a bot that wrote nothing leaves no file.
+    kept = {p.name for p in tmp_path.glob("*.stderr")}
+    names = ["random", "greedy", "js", "minimal"]
+    assert kept <= {f"game-11-seat{s}-{name}.stderr" for s, name in enumerate(names)}
+    assert all((tmp_path / name).stat().st_size > 0 for name in kept)
+    # --seat-logs: one log per seat, the same decisions, only that seat's drawn tiles.
+    for seat in range(4):
+        mine = read_log(tmp_path / f"game-11.seat{seat}.jsonl", allow_redacted=True)
+        assert mine.header.seat == seat and mine.complete and mine.header.seed is None
+        assert [(d.seat, d.move) for d in mine.decisions] == [
+            (d.seat, d.move) for d in log.decisions
+        ]
+        for line, whole in zip(mine.decisions, log.decisions, strict=True):
+            assert line.drew == (whole.drew if line.seat == seat else None)
+
+    replayed = subprocess.run(
+        [REFEREE, "replay", str(log_path)], capture_output=True, text=True, timeout=30
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert f"verified {summary['decisions']} decisions and 7 rounds" in replayed.stdout
+    assert "the log is complete" in replayed.stdout
+
+
+def test_quiet_leaves_out_the_round_lines(table: Table, tmp_path: Path) -> None:
+    # stderr_flood plays legal move 0 and writes to stderr; the random bot writes nothing.
+    bots = [table.cli(table.good("random")), table.cli(table.bad("stderr_flood"))]
+    # The same seed and the same bot-seed key: the same game, bots' own randomness included.
+    common = [*bots, "--set", "max_pip=6", "--seed", "5", "--bot-seed-key", "00ff", *CLOCKS]
+    loud = run_cli("play", *common, "--log", str(tmp_path / "loud.jsonl"))
+    quiet = run_cli(
+        "play",
+        *common,
+        "-q",
+        "--log",
+        str(tmp_path / "quiet.jsonl"),
+        "--stderr-dir",
+        str(tmp_path / "err"),
+    )
+    assert loud.exit_code == 0, loud.output
+    assert quiet.exit_code == 0, quiet.output
+    round_line = re.compile(r"^round +\d+ ", re.MULTILINE)
+    assert len(round_line.findall(loud.stdout)) == 7
+    # The game id is random: it must not carry the seed, which bots would see.
+    started = r"game game-[0-9a-f]{8}: random, stderr_flood \| standard \| seed 5"
+    assert re.search(started, loud.stdout)
+    assert round_line.findall(quiet.stdout) == []
+    assert not re.search(started, quiet.stdout)
+    for result, name in ((loud, "loud"), (quiet, "quiet")):
+        assert f"log: {tmp_path / name}.jsonl" in result.stdout
+        assert "Result" in result.stdout
+    # Each bot's stderr is named after the log it goes with.
+    assert [p.name for p in (tmp_path / "err").iterdir()] == ["quiet-seat1-stderr_flood.stderr"]
+    assert sorted(p.name for p in tmp_path.glob("*.stderr")) == ["loud-seat1-stderr_flood.stderr"]
+    # Same seed, same bots: the same game, quiet or not.
+    assert [d.move for d in checked_log(tmp_path / "loud.jsonl").decisions] == [
+        d.move for d in checked_log(tmp_path / "quiet.jsonl").decisions
+    ]
+
+
+def test_default_move_and_max_faults_from_the_command_line(table: Table, tmp_path: Path) -> None:
+    bots = [table.cli(table.good("random")), table.cli(table.bad("illegal", "index"))]
+    args = [*bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "3", *CLOCKS]
+    args += ["--policy", "default-move", "--max-faults", "2", "--json", "-q"]
+    result = run_cli("play", *args, "--log", str(tmp_path / "g.jsonl"))
+    assert result.exit_code == 0, result.output
+    seats = json.loads(result.stdout)["seats"]
+    assert [f["kind"] for f in seats[1]["faults"]] == ["illegal", "illegal"]
+    assert seats[1]["status"] == "forfeit" and seats[1]["rank"] == 2
+    assert seats[0]["status"] == "ok" and seats[0]["rank"] == 1
+    log = checked_log(tmp_path / "g.jsonl")
+    assert log.header.policy == "default-move" and log.header.max_faults == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--rules", "nosuch"], "unknown preset 'nosuch'"),
+        (["--rules", "standard+nosuch"], "unknown variant 'nosuch'"),
+        (["--set", "nosuch=1"], "unknown option 'nosuch'"),
+        (["--set", "max_pip=lots"], "max_pip"),
+        (["--set", "max_pip"], "--set 'max_pip': expected key=value"),
+        (["--set", "players=3"], "players=3 but 2 bots were given"),
+        (["--move-ms", "-1"], "--move-ms=-1: must not be negative"),
+        (["--bank-ms", "-5"], "--bank-ms=-5: must not be negative"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    extra: list[str], named: str, table: Table, tmp_path: Path
+) -> None:
+    bots = [table.cli(table.good("random")), table.cli(table.good("minimal"))]
+    result = run_cli("play", *bots, *extra, "--log-dir", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("referee: error: ")
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n")
+    assert named in result.stderr
+    assert table.groups == []  # nothing was started
+    assert list(tmp_path.iterdir()) == []  # and no log written
+
+
+def test_an_empty_command_line_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("play", "random_bot", "  ", "--log-dir", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr == "referee: error: bot 2: empty command line\n"
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["/nonexistent/folder/bot", "no-such-program-anywhere", str(BOTS / "silent.py")],
+    ids=["missing-path", "missing-in-PATH", "not-executable"],
+)
+def test_a_program_that_cannot_start_is_a_startup_failure_and_the_game_goes_on(
+    program: str, table: Table, tmp_path: Path
+) -> None:
+    # Decided by the referee: a bot that cannot start is a fault at its seat, like one
+    # that exits before ready; the others play the whole game and it ranks last.
+    bots = [table.cli(table.good("random")), f"ghost={program} {table.token}"]
+    bots.append(table.cli(table.good("greedy")))
+    log_path = tmp_path / "g.jsonl"
+    args = [*bots, "--set", "max_pip=6", "--seed", "2", *CLOCKS, "--json", "--log", str(log_path)]
+    result = run_cli("play", *args)
+    assert result.exit_code == 0, result.output
+    seats = json.loads(result.stdout)["seats"]
+    ghost = seats[1]
+    assert ghost["name"] == "ghost"
+    assert ghost["status"] == "forfeit" and ghost["rank"] == 3
+    assert [f["kind"] for f in ghost["faults"]] == ["startup_failure"]
+    assert f"cannot start {program}" in ghost["faults"][0]["detail"]
+    assert [s["status"] for s in seats] == ["ok", "forfeit", "ok"]
+    log = checked_log(log_path)
+    assert all(d.auto for d in log.decisions if d.seat == 1)
+    assert len(table.groups) == 2  # only the two real bots got a process

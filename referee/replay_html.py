@@ -25,8 +25,8 @@ from typing import Any
 
 from .gamelog import GameLog, move_of_spec
 from .replay import rules_of
-from .replay_text import Selection, Step, steps
-from .rules import Ctx, MoveKind, Rules, State, Tile, new_game
+from .replay_text import Selection, Step, start_state, steps
+from .rules import Ctx, MoveKind, Rules, State, Tile
 
 TEMPLATE = "html/replay.html"
 _ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}
@@ -176,7 +176,7 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
             start = len(moves) + len(rounds) - 1  # the position after that decision
         if step.result is not None:
             rounds[-1]["x"] = enc.end(step)
-    final = last.after if last is not None else new_game(rules, log.header.seed)
+    final = last.after if last is not None else start_state(log)
     if final.outcome is None and (last is None or last.result is not None):
         rounds.append(enc.deal(final))  # the log stops at a deal
     footer = log.footer

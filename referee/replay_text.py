@@ -97,18 +97,11 @@ def steps(log: GameLog) -> Iterator[Step]:
         yield Step(line, before, after, result)
 
 
-def default_seat(log: GameLog) -> int | None:
-    """Whose view is shown when no seat is asked for: a redacted log's own seat, else all."""
-    return log.header.seat
-
-
 def select(log: GameLog, seat: int | None, round_number: int | None, move: int | None) -> Selection:
     """Check the options against this log; `SelectionError` with a one-line reason."""
     players = log.header.rules.players
     if seat is not None and not 0 <= seat < players:
         raise SelectionError(f"--seat {seat}: the game has seats 0 to {players - 1}")
-    if seat is None:
-        seat = default_seat(log)
     played = sorted({d.round for d in log.decisions})
     if round_number is not None:
         if not played:
@@ -436,10 +429,12 @@ def show(log: GameLog, selection: Selection) -> Iterator[str]:
             totals = _totals(step.after.results, step.before.rules.players)
             yield from round_end_lines(log, step.result, totals)
     if selection.whole:
-        yield from end_lines(log, last.after if last is not None else _start(log), seat)
+        yield from end_lines(log, last.after if last is not None else start_state(log), seat)
 
 
-def _start(log: GameLog) -> State:
+def start_state(log: GameLog) -> State:
+    """The first position of the logged game (a log `read_log` accepts has its seed)."""
+    assert log.header.seed is not None, "read_log refuses logs without a seed"
     return new_game(rules_of(log), log.header.seed)
 
 
@@ -563,5 +558,5 @@ def records(log: GameLog, selection: Selection) -> Iterator[dict[str, Any]]:
             "forfeited": footer.forfeited,
         }
         return
-    final = last.after if last is not None else _start(log)
+    final = last.after if last is not None else start_state(log)
     yield {"type": "cut", "decisions": len(log.decisions), "state": state_record(final, seat)}

@@ -1,0 +1,532 @@
+"""`referee replay LOG --html`: the page in a real headless Chromium.
+
+Chromium is driven over `--remote-debugging-pipe` (the DevTools protocol as
+NUL-separated JSON on file descriptors 3 and 4), so no driver package is
+needed. The page must load with no console error and no request but its own
+file, draw as many trains and tiles as the engine has at a given step, follow
+the keyboard and the buttons, match the engine's positions (and a seat's view)
+at every step, and stay under 1 MB for 13 rounds of 8 players. A screenshot of
+the 8-player game is saved (set REPLAY_SCREENSHOT_DIR to keep it).
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
+from referee.gamelog import GameLog, read_log
+from referee.replay_text import steps
+from referee.rules import State, Tile, preset, view
+from tests.test_replay import write_game
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium() -> str | None:
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+
+
+class DevToolsError(RuntimeError):
+    """An error reply from the browser, or a browser that went away."""
+
+
+class Browser:
+    """A headless Chromium and one page, spoken to over the DevTools pipe."""
+
+    def __init__(self, executable: str) -> None:
+        self.home = tempfile.mkdtemp(prefix="replay-chromium-")
+        commands_r, self._commands = os.pipe()  # the browser reads fd 3
+        self._replies, replies_w = os.pipe()  # and writes fd 4
+
+        def plumb() -> None:  # in the child, before exec: the pipes become fds 3 and 4
+            a = fcntl.fcntl(commands_r, fcntl.F_DUPFD_CLOEXEC, 10)
+            b = fcntl.fcntl(replies_w, fcntl.F_DUPFD_CLOEXEC, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        args = [
+            executable,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--remote-debugging-pipe",
+            f"--user-data-dir={self.home}",
+            "about:blank",
+        ]
+        self.stderr_path = Path(self.home) / "stderr.txt"
+        with self.stderr_path.open("wb") as err:
+            self.proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                preexec_fn=plumb,  # runs in the child before exec; no threads here
+                close_fds=False,  # our pipe ends are non-inheritable (PEP 446)
+            )
+        os.close(commands_r)
+        os.close(replies_w)
+        self._buffer = b""
+        self._id = 0
+        self.events: list[dict[str, Any]] = []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        attached = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})
+        self.session: str = attached["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(f"{domain}.enable", session=True)
+
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, *, session: bool = False
+    ) -> dict[str, Any]:
+        self._id += 1
+        message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        ident = self._id
+        reply = self.wait(lambda m: m.get("id") == ident)
+        if "error" in reply:
+            raise DevToolsError(f"{method}: {reply['error']}")
+        result: dict[str, Any] = reply.get("result", {})
+        return result
+
+    def wait(self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 30) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                message: dict[str, Any] = json.loads(raw)
+                if "id" not in message:
+                    self.events.append(message)
+                if wanted(message):
+                    return message
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer from chromium")
+            ready, _, _ = select.select([self._replies], [], [], left)
+            if ready:
+                chunk = os.read(self._replies, 1 << 20)
+                if not chunk:
+                    raise DevToolsError(
+                        f"chromium went away: {self.stderr_path.read_text()[-2000:]}"
+                    )
+                self._buffer += chunk
+
+    def open(self, path: Path, width: int = 1500, height: int = 920) -> None:
+        """Load a page and wait for its load event; forget earlier events."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
+        self.events.clear()
+        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=True)
+        self.wait(lambda m: m.get("method") == "Page.loadEventFired")
+
+    def js(self, expression: str) -> Any:
+        """Evaluate in the page; its value, or `DevToolsError` with the exception."""
+        reply = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            session=True,
+        )
+        if "exceptionDetails" in reply:
+            raise DevToolsError(json.dumps(reply["exceptionDetails"])[:2000])
+        return reply["result"].get("value")
+
+    def key(self, key: str, code: str, keycode: int, text: str = "") -> None:
+        for kind in ("keyDown", "keyUp"):
+            params: dict[str, Any] = {
+                "type": kind,
+                "key": key,
+                "code": code,
+                "windowsVirtualKeyCode": keycode,
+            }
+            if text and kind == "keyDown":
+                params["text"] = text
+            self.call("Input.dispatchKeyEvent", params, session=True)
+
+    def click(self, selector: str) -> None:
+        """A real mouse click in the middle of the element."""
+        box = self.js(
+            f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+            ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        x, y = box
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+                session=True,
+            )
+
+    def screenshot(self, path: Path) -> Path:
+        data = self.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
+        path.write_bytes(base64.b64decode(data))
+        return path
+
+    def problems(self) -> list[str]:
+        """Console errors, uncaught exceptions, and requests for anything but file: pages."""
+        out = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                out.append(f"exception: {json.dumps(params)[:500]}")
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                out.append(f"console.{params['type']}: {json.dumps(params.get('args'))[:500]}")
+            elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+                out.append(f"log: {params['entry'].get('text')}")
+            elif method == "Network.requestWillBeSent":
+                url = params["request"]["url"]
+                if not url.startswith("file:"):
+                    out.append(f"request: {url[:200]}")
+        return out
+
+    def close(self) -> None:
+        try:
+            if self.proc.poll() is None:
+                self.call("Browser.close")
+                self.proc.wait(10)
+        except (DevToolsError, TimeoutError, OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait(10)
+        finally:
+            os.close(self._commands)
+            os.close(self._replies)
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    executable = find_chromium()
+    if executable is None:
+        if os.environ.get("CI"):
+            pytest.fail(
+                "chromium is required in CI for the replay page tests (apt-get install chromium)"
+            )
+        pytest.skip("chromium not found: `apt-get install chromium` to run the replay page tests")
+    b = Browser(executable)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def html_of(log_path: Path, out: Path, *extra: str) -> Path:
+    result = CliRunner().invoke(main, ["replay", str(log_path), "--html", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def eight(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameLog, Path]:
+    """A complete 13-round game of 8 players and its page."""
+    folder = tmp_path_factory.mktemp("eight")
+    log_path = write_game(folder / "g8.jsonl", preset("standard", players=8), 21)
+    return read_log(log_path), html_of(log_path, folder / "g8.html")
+
+
+def table_counts(state: State) -> tuple[int, int]:
+    return len(state.trains), sum(len(t.tiles) for t in state.trains)
+
+
+def oriented(tiles: tuple[Tile, ...], end: int) -> list[list[int]]:
+    out: list[list[int]] = []
+    for t in reversed(tiles):
+        near = t.other(end)
+        out.append([near, end])
+        end = near
+    return out[::-1]
+
+
+def codes(tiles: tuple[Tile, ...], max_pip: int) -> list[int]:
+    return [t.hi * (max_pip + 1) + t.lo for t in tiles]
+
+
+# ---------------------------------------------------------------- size and load
+
+
+def test_eight_players_thirteen_rounds_is_under_a_megabyte(eight: tuple[GameLog, Path]) -> None:
+    log, page = eight
+    assert len(log.rounds) == 13 and log.complete
+    size = page.stat().st_size
+    assert size < 1_000_000, f"{size} bytes for {len(log.decisions)} decisions"
+    print(f"8 players, 13 rounds, {len(log.decisions)} decisions: {size} bytes")
+
+
+def test_page_loads_without_errors_or_requests(
+    browser: Browser, eight: tuple[GameLog, Path]
+) -> None:
+    log, page = eight
+    browser.open(page)
+    frames = browser.js("replay.frames()")
+    assert frames == len(log.decisions) + 13  # a deal per round, then one per decision
+    assert browser.js("replay.frame()") == 0
+    assert browser.js("document.querySelectorAll('#board .train').length") == 9
+    assert browser.problems() == []
+
+
+def test_trains_and_tiles_match_the_engine(browser: Browser, eight: tuple[GameLog, Path]) -> None:
+    log, page = eight
+    browser.open(page)
+    chosen = [s for s in steps(log) if s.result is None][::150]
+    for step in chosen:
+        frame = browser.js(f"replay.frameOfMove({step.n})")
+        browser.js(f"replay.go({frame})")
+        trains, tiles = table_counts(step.after)
+        counted = browser.js(
+            "[document.querySelectorAll('#board .train').length,"
+            " document.querySelectorAll('#board .train .dom').length,"
+            " Number(document.getElementById('board').dataset.trains),"
+            " Number(document.getElementById('board').dataset.tiles)]"
+        )
+        assert counted == [trains, tiles, trains, tiles], f"move {step.n}"
+        ends = browser.js(
+            "[...document.querySelectorAll('#board .train')]"
+            ".map(g => [Number(g.dataset.train), Number(g.dataset.end)])"
+            ".sort((a, b) => a[0] - b[0]).map(p => p[1])"
+        )
+        assert ends == [t.end for t in step.after.trains]
+        # Spectator mode: every hand face down; everything shown: every tile face up.
+        browser.js("replay.setMode(0)")
+        backs = browser.js("document.querySelectorAll('svg.hand .back').length")
+        assert backs == sum(len(h) for h in step.after.hands)
+        browser.js("replay.setMode(1)")
+        faces = browser.js("document.querySelectorAll('svg.hand .dom:not(.back)').length")
+        assert faces == sum(len(h) for h in step.after.hands)
+    assert browser.problems() == []
+
+
+def test_every_position_matches_the_engine(browser: Browser, eight: tuple[GameLog, Path]) -> None:
+    log, page = eight
+    browser.open(page)
+    views = browser.js(
+        "Array.from({length: replay.frames()}, (_, f) => replay.view(f, 'shown'))"
+        ".filter(v => v.n > 0 && !v.ended)"
+    )
+    max_pip = log.header.rules.max_pip
+    by_n = {v["n"]: v for v in views}
+    checked = 0
+    for step in steps(log):
+        if step.result is not None:
+            continue
+        v, st = by_n[step.n], step.after
+        assert v["hands"] == [codes(h, max_pip) for h in st.hands], f"move {step.n}"
+        assert [t["t"] for t in v["trains"]] == [oriented(t.tiles, t.end) for t in st.trains]
+        assert [t["e"] for t in v["trains"]] == [t.end for t in st.trains]
+        assert v["m"] == sum(1 << s for s, up in enumerate(st.markers) if up)
+        full = max_pip + 1
+        live = [i for i in st.open_doubles if st.table_count[st.trains[i].end] < full]
+        assert v["od"] == live
+        assert v["by"] == len(st.boneyard)
+        assert v["toMove"] == st.to_move
+        checked += 1
+    assert checked == len(log.decisions) - 13
+    ends = browser.js(
+        "Array.from({length: replay.frames()}, (_, f) => replay.view(f, 'shown'))"
+        ".filter(v => v.ended).map(v => v.hands)"
+    )
+    assert ends == [[codes(h, max_pip) for h in r.hands] for r in read_results(log)]
+
+
+def read_results(log: GameLog) -> list[Any]:
+    return [s.result for s in steps(log) if s.result is not None]
+
+
+@pytest.mark.parametrize("name", ["standard+fast-first-turn", "celko+teams"])
+def test_a_seat_sees_its_view_at_every_step(browser: Browser, tmp_path: Path, name: str) -> None:
+    rules = preset(name)
+    log_path = write_game(tmp_path / "g.jsonl", rules, 3)
+    log = read_log(log_path)
+    page = html_of(log_path, tmp_path / "g.html")
+    browser.open(page)
+    for seat in (0, 1):
+        views = browser.js(
+            f"Array.from({{length: replay.frames()}}, (_, f) => replay.view(f, 'seat', {seat}))"
+            ".filter(v => v.n > 0 && !v.ended)"
+        )
+        by_n = {v["n"]: v for v in views}
+        for step in steps(log):
+            if step.result is not None:
+                continue
+            seen, real = by_n[step.n], view(step.after, seat)
+            hands = [codes(real.hand, rules.max_pip) if s == seat else None for s in range(4)]
+            assert seen["hands"] == hands, f"{name} seat {seat} move {step.n}"
+            assert seen["counts"] == list(real.hand_counts)
+            assert [t["t"] for t in seen["trains"]] == [
+                oriented(t.tiles, t.end) for t in real.trains
+            ]
+            assert seen["od"] == list(real.open_doubles)
+    assert browser.problems() == []
+
+
+def test_a_page_for_one_seat_holds_no_other_hand(browser: Browser, tmp_path: Path) -> None:
+    rules = preset("standard")
+    log_path = write_game(tmp_path / "g.jsonl", rules, 12)
+    log = read_log(log_path)
+    page = html_of(log_path, tmp_path / "seat2.html", "--seat", "2")
+    text = page.read_text()
+    raw = text.split('<script id="replay-data" type="application/json">', 1)[1].split("</script>")[
+        0
+    ]
+    data = json.loads(raw)
+    assert data["viewer"] == 2
+    for deal in data["R"]:
+        assert [isinstance(h, int) for h in deal["hands"]] == [True, True, False, True]
+    for record, d in zip(data["S"], log.decisions, strict=True):
+        seat, action, tile, _, latency = record[:5]
+        extra = record[5] if len(record) > 5 else {}
+        if seat != 2:
+            assert latency == -1 and "f" not in extra and "a" not in extra
+            if action == 1:  # a draw
+                assert tile == -1
+            assert all(p == -1 for p in extra.get("p", []))
+        assert seat == d.seat
+    browser.open(page)
+    assert browser.js("replay.modes().length") == 1
+    hands = browser.js(
+        "Array.from({length: replay.frames()}, (_, f) => replay.view(f))"
+        ".filter(v => !v.ended).map(v => v.hands)"
+    )
+    assert all(h[0] is None and h[1] is None and h[3] is None and h[2] is not None for h in hands)
+    assert browser.problems() == []
+
+
+# ---------------------------------------------------------------- controls
+
+
+def test_keyboard_and_buttons_move_the_step(browser: Browser, eight: tuple[GameLog, Path]) -> None:
+    _, page = eight
+    browser.open(page)
+    frame = lambda: browser.js("replay.frame()")  # noqa: E731
+    browser.key("ArrowRight", "ArrowRight", 39)
+    browser.key("ArrowRight", "ArrowRight", 39)
+    assert frame() == 2
+    browser.key("ArrowLeft", "ArrowLeft", 37)
+    assert frame() == 1
+    browser.click("#b-fwd")
+    assert frame() == 2
+    browser.click("#b-back")
+    assert frame() == 1
+    browser.key("ArrowDown", "ArrowDown", 40)
+    second = browser.js("replay.roundStart(1)")
+    assert frame() == second
+    browser.click("#b-next-round")
+    assert frame() == browser.js("replay.roundStart(2)")
+    browser.key("ArrowUp", "ArrowUp", 38)
+    assert frame() == second
+    assert browser.js("document.body.dataset.frame") == str(second)
+    # Speed up, play, pause: the position moves on by itself.
+    for _ in range(3):
+        browser.key("+", "Equal", 187, "+")
+    assert browser.js("replay.speed()") == 32
+    browser.key(" ", "Space", 32, " ")
+    assert browser.js("replay.playing()") is True
+    time.sleep(0.6)
+    browser.key(" ", "Space", 32, " ")
+    assert browser.js("replay.playing()") is False
+    moved = frame()
+    assert moved > second + 5
+    time.sleep(0.2)
+    assert frame() == moved  # paused stays paused
+    browser.key("-", "Minus", 189, "-")
+    assert browser.js("replay.speed()") == 16
+    browser.click("#b-play")
+    assert browser.js("replay.playing()") is True
+    browser.click("#b-play")
+    assert browser.js("replay.playing()") is False
+    # Jump to a round with the selector, to the end with End, and change the view with H.
+    browser.js(
+        "(() => { const s = document.getElementById('round'); s.value = '7';"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
+    assert frame() == browser.js("replay.roundStart(7)")
+    browser.key("End", "End", 35)
+    assert frame() == browser.js("replay.frames()") - 1
+    browser.key("Home", "Home", 36)
+    assert frame() == 0
+    assert browser.js("replay.mode().kind") == "hidden"
+    browser.key("h", "KeyH", 72, "h")
+    assert browser.js("replay.mode().kind") == "shown"
+    browser.key("v", "KeyV", 86, "v")
+    assert browser.js("replay.mode()") == {"kind": "seat", "seat": 0}
+    assert browser.problems() == []
+
+
+def test_stepping_stays_smooth(browser: Browser, eight: tuple[GameLog, Path]) -> None:
+    _, page = eight
+    browser.open(page)
+    browser.js("replay.setMode(1)")
+    ms = browser.js(
+        "(() => { const t = performance.now(); const n = Math.min(400, replay.frames());"
+        " for (let f = 0; f < n; f++) replay.go(f); return (performance.now() - t) / n; })()"
+    )
+    assert ms < 40, f"{ms:.1f} ms a step"
+    print(f"{ms:.2f} ms to draw a step")
+
+
+def test_untrusted_names_are_text(browser: Browser, tmp_path: Path) -> None:
+    evil = ["</script><script>window.pwned=1</script>", "<img src=x onerror=pwned=2>", "a&b", "d"]
+    log_path = write_game(tmp_path / "g.jsonl", preset("standard"), 2, names=evil, cut=60)
+    page = html_of(log_path, tmp_path / "evil.html")
+    browser.open(page)
+    assert browser.js("window.pwned === undefined")
+    shown = browser.js("[...document.querySelectorAll('.seat .name')].map(e => e.textContent)")
+    assert [s.split(" · ", 1)[1] for s in shown] == evil
+    # The log stops after 60 decisions: the last position says so.
+    browser.key("End", "End", 35)
+    assert "the log stops here" in browser.js("document.getElementById('move').textContent")
+    assert browser.problems() == []
+
+
+def test_screenshot(browser: Browser, eight: tuple[GameLog, Path], tmp_path: Path) -> None:
+    log, page = eight
+    browser.open(page)
+    step = next(
+        s for s in steps(log) if s.before.round_index == 3 and len(s.after.trains[8].tiles) > 8
+    )
+    browser.js(f"replay.go(replay.frameOfMove({step.n}))")
+    browser.js("replay.setMode(1)")
+    keep = os.environ.get("REPLAY_SCREENSHOT_DIR")
+    folder = Path(keep) if keep else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = browser.screenshot(folder / "replay-8-players.png")
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1500, 920)
+    assert browser.problems() == []
+
+
+def test_round_and_move_choose_where_the_page_opens(browser: Browser, tmp_path: Path) -> None:
+    log_path = write_game(tmp_path / "g.jsonl", preset("standard"), 14)
+    browser.open(html_of(log_path, tmp_path / "m.html", "--move", "100"))
+    assert browser.js("replay.frame()") == browser.js("replay.frameOfMove(100)")
+    assert browser.js("document.getElementById('move').textContent").startswith("Move 100: ")
+    browser.open(html_of(log_path, tmp_path / "r.html", "--round", "3"))
+    assert browser.js("replay.frame()") == browser.js("replay.roundStart(2)")
+    assert "Round 3 of 13" in browser.js("document.getElementById('move').textContent")
+    assert browser.problems() == []

@@ -25,6 +25,7 @@ from referee import checkbot
 from referee.checkbot import Check, battery, check_bot
 from referee.cli import main
 from referee.process import STDERR_CAP, BotSpec
+from tests._procs import processes_with
 
 BOTS = Path(__file__).parent / "bots"
 GOOD = Path(__file__).parents[1] / "sample_bots" / "random_bot.py"
@@ -35,24 +36,6 @@ TAIL = ["several games", "unknown fields", "bye"]
 
 
 # ---------------------------------------------------------------- no process left behind
-
-
-def processes_with(token: str) -> list[int]:
-    """Live processes (not zombies) whose command line holds `token`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                args = f.read().split(b"\0")
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if token.encode() in args and state != b"Z":
-            found.append(int(entry))
-    return found
 
 
 def wait_gone(pid: int, timeout_s: float) -> bool:

@@ -38,7 +38,7 @@ from referee.cli import main
 from referee.connection import Connection
 from referee.faults import Policy
 from referee.gamelog import Header, LogError, LogWriter, make_header, read_log
-from referee.match import Decision, Game, GameResult, Recorder, Seat
+from referee.match import Fanout, Game, GameResult, Recorder, Seat
 from referee.rules import (
     MEXICAN,
     Ctx,
@@ -239,19 +239,6 @@ async def fake_bot(
                 return
 
 
-class Fan(Recorder):
-    def __init__(self, *recorders: Recorder) -> None:
-        self.recorders = recorders
-
-    def decision(self, record: Decision, state: State) -> None:
-        for r in self.recorders:
-            r.decision(record, state)
-
-    def round_end(self, result: RoundResult) -> None:
-        for r in self.recorders:
-            r.round_end(result)
-
-
 @dataclass
 class Transcripts:
     result: GameResult
@@ -415,7 +402,7 @@ async def write_seat_logs(
 
     full = LogWriter(tmp_path / "full.jsonl", header())
     mine = [LogWriter(tmp_path / f"seat{s}.jsonl", header(), seat=s) for s in range(rules.players)]
-    game = await play_recorded(rules, seed, Tracker(monkeypatch), Fan(full, *mine), blunderer=1)
+    game = await play_recorded(rules, seed, Tracker(monkeypatch), Fanout(full, *mine), blunderer=1)
     for writer in (full, *mine):
         writer.finish(game.result)
 

@@ -1,0 +1,1 @@
+"""Tests of `referee league`: configuration, schedule, standings, and whole leagues run."""

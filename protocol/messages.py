@@ -216,7 +216,9 @@ class GameEnd(Message, tag="game_end", kw_only=True):
 class Error(Message, tag="error", kw_only=True):
     """The referee's answer to a bad line; `code` is stable, `message` is for people."""
 
-    code: Literal["malformed", "illegal", "timeout", "stale", "oversize", "unexpected", "version"]
+    code: Literal[
+        "malformed", "illegal", "timeout", "stale", "oversize", "unexpected", "version", "login"
+    ]
     message: str
     request: int | None = None  # the turn request the error concerns, if any
 
@@ -242,6 +244,14 @@ class Ready(Message, tag="ready", kw_only=True, omit_defaults=True):
     name: str
     version: str = ""
     author: str = ""
+    protocol: int = PROTOCOL_VERSION
+
+
+class Login(Message, tag="login", kw_only=True):
+    """TCP only: the first line on a connection, before `hello`; see spec/PROTOCOL.md."""
+
+    name: str
+    token: str
     protocol: int = PROTOCOL_VERSION
 
 
@@ -277,7 +287,7 @@ ToBot = (
     | Ping
     | Bye
 )
-FromBot = Ready | MoveReply | Pong
+FromBot = Ready | Login | MoveReply | Pong
 
 TO_BOT_TYPES: tuple[type[Message], ...] = (
     Hello,
@@ -294,4 +304,4 @@ TO_BOT_TYPES: tuple[type[Message], ...] = (
     Ping,
     Bye,
 )
-FROM_BOT_TYPES: tuple[type[Message], ...] = (Ready, MoveReply, Pong)
+FROM_BOT_TYPES: tuple[type[Message], ...] = (Ready, Login, MoveReply, Pong)

@@ -6,6 +6,7 @@ wrong and exit with status 2; nothing here holds game logic.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import NoReturn, TypeVar
@@ -175,8 +176,6 @@ def check_bot_cmd(
             fail(str(exc))
     argv = tuple(command)
     if len(argv) == 1 and " " in argv[0]:
-        import shlex
-
         argv = tuple(shlex.split(argv[0]))
     spec = BotSpec(name=name or argv[0], argv=argv)
     plan = battery(rules_names or None, full_games=full)
@@ -283,7 +282,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 )
 @click.option(
     "--max-faults",
-    type=int,
+    type=click.IntRange(min=1),
     default=3,
     show_default=True,
     help="With default-move: faults before a forfeit.",
@@ -423,7 +422,9 @@ def league_cmd(
         fail(str(exc))
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
-    resume_cmd = f"referee league {config_file} --out {config.out} --resume"
+    resume_cmd = shlex.join(
+        ["referee", "league", config_file, "--out", str(config.out), "--resume"]
+    )
     try:
         standings = run_trio(
             lambda: run_league(
@@ -447,6 +448,127 @@ def league_cmd(
     print_standings(console, standings, f"{config.name}: {standings.games} games")
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
     sys.exit(0)
+
+
+@main.command("serve")
+@click.argument("config_file", type=click.Path(dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port (default 0: a free one)."
+)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games at once.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder.")
+@click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
+def serve_cmd(
+    config_file: str,
+    host: str,
+    port: int,
+    jobs: int | None,
+    out: str | None,
+    resume: bool,
+    quiet: bool,
+) -> None:
+    """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P]."""
+    import logging
+    from pathlib import Path
+
+    import trio
+
+    from .league.config import ConfigError, default_jobs, load_config
+    from .league.ledger import LedgerError
+    from .league.run import print_standings
+    from .league.standings import Standings
+    from .server import serve_league
+
+    logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
+    try:
+        config = load_config(Path(config_file), out=Path(out) if out else None)
+    except ConfigError as exc:
+        fail(str(exc))
+    console = wide_console()
+    workers = jobs or config.jobs or default_jobs()
+
+    async def run() -> Standings:
+        result: list[Standings] = []
+
+        async def league(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+            result.append(
+                await serve_league(
+                    config,
+                    host=host,
+                    port=port,
+                    jobs=workers,
+                    resume=resume,
+                    console=console,
+                    quiet=quiet,
+                    task_status=task_status,
+                )
+            )
+
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(league)
+            click.echo(f"listening on {address[0]}:{address[1]}")
+            sys.stdout.flush()
+        return result[0]
+
+    try:
+        standings = run_trio(run)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    except LedgerError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo("referee: interrupted; games in progress were abandoned (not scored)", err=True)
+        sys.exit(130)
+    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    sys.exit(0)
+
+
+@main.command("connect", context_settings={"ignore_unknown_options": True})
+@click.argument("address", metavar="HOST:PORT")
+@click.option("--name", required=True, help="The bot's name in the league.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="File holding the bot's token.",
+)
+@click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def connect_cmd(
+    address: str, name: str, token_file: str, no_reconnect: bool, command: tuple[str, ...]
+) -> None:
+    """Relay a stdio bot to a server: referee connect HOST:PORT --name N --token-file F -- CMD."""
+    import logging
+    from pathlib import Path
+
+    from .bridge import run_bridge
+
+    logging.basicConfig(level=logging.WARNING, format="referee connect: %(message)s")
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not host or not port_text.isdigit():
+        fail(f"{address}: expected HOST:PORT")
+    try:
+        token = Path(token_file).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        fail(f"{token_file}: cannot read the token file")
+    if not token:
+        fail(f"{token_file}: the token file is empty")
+    try:
+        outcome = run_trio(
+            lambda: run_bridge(
+                host.strip("[]"), int(port_text), name, token, command, reconnect=not no_reconnect
+            )
+        )
+    except KeyboardInterrupt:
+        sys.exit(130)
+    if outcome.kind == "done":
+        click.echo(f"{name}: the league is over")
+        sys.exit(0)
+    click.echo(f"referee connect: {name}: {outcome.kind}: {outcome.detail}", err=True)
+    sys.exit(1)
 
 
 @main.command("standings")

@@ -96,6 +96,11 @@ class Connection:
                 self._send_failed = exc
                 self._kick.set()  # the writer task has nothing left to do: let it end
 
+    @property
+    def finished(self) -> bool:
+        """The bot's end closed, a write failed, or this side closed its output."""
+        return self._eof or self._send_failed is not None or self._closing
+
     def next_request(self) -> int:
         """A fresh turn request id, unique on this connection."""
         self.requests += 1

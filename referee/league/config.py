@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.messages import TimeControl
+from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 
 from ..faults import Policy
 from ..process import BotSpec, Limits, _findable
@@ -34,10 +34,26 @@ _LEAGUE_KEYS = {
     "max_faults",
     "challengers",
     "jobs",
+    "bot_seed_key",
 }
-_BOT_KEYS = {"name", "command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files"}
+_BOT_KEYS = {
+    "name",
+    "command",
+    "cwd",
+    "env",
+    "restart",
+    "memory_mb",
+    "cpu_s",
+    "max_files",
+    "transport",
+    "token",
+    "token_env",
+    "token_file",
+}
+_TOKEN_KEYS = ("token", "token_env", "token_file")
 _TIME_KEYS = {"startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms"}
-_TOP_KEYS = {"league", "rules", "time", "bot"}
+_SERVER_KEYS = {"max_connections", "handshake_ms", "max_line", "idle_ms"}
+_TOP_KEYS = {"league", "rules", "time", "bot", "server"}
 
 
 class ConfigError(ValueError):
@@ -50,11 +66,28 @@ class BotEntry:
 
     spec: BotSpec
     restart: str = "never"  # "always": a fresh process for every game
+    transport: str = "stdio"  # "tcp": the bot connects to `referee serve`
+    token: str | None = field(default=None, repr=False)  # tcp only; never printed
+
+    @property
+    def tcp(self) -> bool:
+        """The bot joins over TCP instead of being started by the referee."""
+        return self.transport == "tcp"
 
     @property
     def name(self) -> str:
         """The bot's unique name."""
         return self.spec.name
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Limits of `referee serve` ([server] in LEAGUE.toml); 0 for idle_ms means none."""
+
+    max_connections: int = 64  # open connections at once, logged in or not
+    handshake_ms: int = 5_000  # from accepting a connection to its `login` line
+    max_line: int = MAX_LINE_DEFAULT  # bytes per line from a TCP bot
+    idle_ms: int = 0  # a logged-in bot waiting this long for a game is sent `bye`
 
 
 @dataclass(frozen=True)
@@ -78,6 +111,7 @@ class LeagueConfig:
     challengers: tuple[str, ...] = ()
     jobs: int | None = None
     bot_seed_key: bytes | None = None  # pins the bots' own seeds across fresh runs
+    server: ServerLimits = field(default_factory=ServerLimits)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def fingerprint(self) -> str:
@@ -151,6 +185,15 @@ def parse_config(
         if name in seen:
             raise ConfigError(f"{key}.name: {name!r} is used twice")
         seen.add(name)
+        transport = raw.get("transport", "stdio")
+        if transport not in ("stdio", "tcp"):
+            raise ConfigError(f'{key}.transport: expected "stdio" or "tcp", got {transport!r}')
+        if transport == "tcp":
+            bots.append(_tcp_bot(raw, key, name, base))
+            continue
+        for token_key in _TOKEN_KEYS:
+            if token_key in raw:
+                raise ConfigError(f'{key}.{token_key}: only for transport = "tcp"')
         command = raw.get("command")
         if isinstance(command, str):
             argv = tuple(shlex.split(command))
@@ -230,9 +273,11 @@ def parse_config(
             f"league.policy: {policy_name!r}; expected forfeit or default-move"
         ) from None
     max_faults = _expect(league.get("max_faults", 3), int, "league.max_faults", "a whole number")
+    if max_faults < 1:
+        raise ConfigError(f"league.max_faults: {max_faults}; at least 1")
     jobs = league.get("jobs")
-    if jobs is not None:
-        _expect(jobs, int, "league.jobs", "a whole number")
+    if jobs is not None and _expect(jobs, int, "league.jobs", "a whole number") < 1:
+        raise ConfigError(f"league.jobs: {jobs}; at least 1")
     time_raw = _expect(data.get("time", {}), dict, "time", "a table")
     _unknown(time_raw, _TIME_KEYS, "time")
     for k, v in time_raw.items():
@@ -247,6 +292,12 @@ def parse_config(
             bot_seed_key = bytes.fromhex(_expect(key_text, str, "league.bot_seed_key", "hex"))
         except ValueError:
             raise ConfigError("league.bot_seed_key: expected hexadecimal digits") from None
+    server_raw = _expect(data.get("server", {}), dict, "server", "a table")
+    _unknown(server_raw, _SERVER_KEYS, "server")
+    for k, v in server_raw.items():
+        if _expect(v, int, f"server.{k}", "a whole number") < (0 if k == "idle_ms" else 1):
+            raise ConfigError(f"server.{k}: {v} is too small")
+    server = ServerLimits(**server_raw)
     out_dir = out or base / _expect(league.get("out", f"{name}-out"), str, "league.out", "a folder")
     return LeagueConfig(
         name=name,
@@ -266,8 +317,38 @@ def parse_config(
         challengers=challengers,
         jobs=jobs,
         bot_seed_key=bot_seed_key,
+        server=server,
         raw=data,
     )
+
+
+def _tcp_bot(raw: dict[str, Any], key: str, name: str, base: Path) -> BotEntry:
+    """A `transport = "tcp"` bot: no command, exactly one source for its token.
+
+    Error messages name the key, never the token."""
+    for k in ("command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files"):
+        if k in raw:
+            raise ConfigError(f'{key}.{k}: not used with transport = "tcp"')
+    given = [k for k in _TOKEN_KEYS if k in raw]
+    if len(given) != 1:
+        raise ConfigError(f"{key}: a tcp bot needs exactly one of token, token_env, token_file")
+    source = given[0]
+    value = _expect(raw[source], str, f"{key}.{source}", "a string")
+    if source == "token":
+        token = value
+    elif source == "token_env":
+        token = os.environ.get(value, "")
+        if not token:
+            raise ConfigError(f"{key}.token_env: the environment variable {value} is not set")
+    else:
+        file = base / value
+        try:
+            token = file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            raise ConfigError(f"{key}.token_file: cannot read {file}") from None
+    if not token:
+        raise ConfigError(f"{key}.{source}: the token is empty")
+    return BotEntry(spec=BotSpec(name=name, argv=()), transport="tcp", token=token)
 
 
 def _opt_int(raw: dict[str, Any], key: str, where: str) -> int | None:

@@ -100,13 +100,20 @@ class Ledger:
             )
 
     def bot_seed_key(self, pinned: bytes | None) -> bytes:
-        """The key for the bots' own seeds: pinned by the config, else made once and kept."""
-        if pinned is not None:
-            return pinned
+        """The key for the bots' own seeds: made once and kept, or pinned by the config.
+
+        A resumed league must keep its key, or bots would get other seeds than in
+        the games already recorded.
+        """
         row = self.db.execute("SELECT value FROM meta WHERE key='bot_seed_key'").fetchone()
         if row is not None:
-            return bytes.fromhex(row[0])
-        key = secrets.token_bytes(16)
+            stored = bytes.fromhex(row[0])
+            if pinned is not None and pinned != stored:
+                raise LedgerError(
+                    f"{self.path}: league.bot_seed_key differs from the one these games used"
+                )
+            return stored
+        key = pinned if pinned is not None else secrets.token_bytes(16)
         self.db.execute("INSERT INTO meta VALUES ('bot_seed_key', ?)", (key.hex(),))
         return key
 

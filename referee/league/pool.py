@@ -20,6 +20,7 @@ from protocol import messages as m
 from .. import __version__
 from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
+from ..server import BotServer, TcpSession
 from ..session import StartupError, goodbye, handshake, ping
 from ..wire import rules_info
 from .config import BotEntry, LeagueConfig
@@ -27,26 +28,58 @@ from .config import BotEntry, LeagueConfig
 log = logging.getLogger(__name__)
 
 
-class BotPool:
-    """Idle bot processes by bot name."""
+Bot = BotProcess | TcpSession
 
-    def __init__(self, config: LeagueConfig, nursery: trio.Nursery, stderr_dir: Path) -> None:
+
+def league_hello(config: LeagueConfig) -> m.Hello:
+    """The `hello` every bot of the league gets."""
+    return m.Hello(
+        referee=f"mexican-train-referee {__version__}",
+        players=config.table,
+        rules=rules_info(config.rules),
+        time=config.time,
+    )
+
+
+class BotPool:
+    """Idle bot processes by bot name; TCP bots come from the server, if there is one."""
+
+    def __init__(
+        self,
+        config: LeagueConfig,
+        nursery: trio.Nursery,
+        stderr_dir: Path,
+        server: BotServer | None = None,
+    ) -> None:
         self.config = config
+        self.server = server
         self.nursery = nursery
         self.stderr_dir = stderr_dir
         self.idle: dict[str, list[BotProcess]] = defaultdict(list)
         self.live: set[BotProcess] = set()
         self.started = 0
         self._nonce = 0
-        self._hello = m.Hello(
-            referee=f"mexican-train-referee {__version__}",
-            players=config.table,
-            rules=rules_info(config.rules),
-            time=config.time,
-        )
+        self._hello = league_hello(config)
 
-    async def acquire(self, bot: BotEntry) -> tuple[BotProcess | None, str]:
-        """A ready process for `bot`, or None and why it could not start."""
+    async def _acquire_tcp(self, bot: BotEntry) -> tuple[TcpSession | None, str]:
+        if self.server is None:
+            return None, "a tcp bot needs `referee serve`"
+        while True:
+            session, why = await self.server.take(bot.name, self.config.time.startup_ms / 1000)
+            if session is None:
+                return None, why
+            self._nonce += 1
+            try:
+                await ping(session.connection, self._nonce, 2.0)
+                return session, ""
+            except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
+                log.info("%s: connection not reused (%s)", bot.name, exc)
+                await self.server.end(session, polite=False)
+
+    async def acquire(self, bot: BotEntry) -> tuple[Bot | None, str]:
+        """A ready process (or TCP session) for `bot`, or None and why it could not start."""
+        if bot.tcp:
+            return await self._acquire_tcp(bot)
         while self.idle[bot.name]:
             proc = self.idle[bot.name].pop()
             self._nonce += 1
@@ -58,6 +91,9 @@ class BotPool:
                 await self._end(proc)
         self.started += 1
         path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
+        while path.exists():  # a resumed league keeps the stderr of the earlier run
+            self.started += 1
+            path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
         try:
             proc = await start_bot(bot.spec, path)
         except OSError as exc:
@@ -74,8 +110,15 @@ class BotPool:
             return None, f"{exc}{note}"
         return proc, ""
 
-    async def release(self, bot: BotEntry, proc: BotProcess, healthy: bool) -> None:
+    async def release(self, bot: BotEntry, proc: Bot, healthy: bool) -> None:
         """Keep `proc` for the next game of `bot`, or end it."""
+        if isinstance(proc, TcpSession):
+            assert self.server is not None
+            if healthy and proc.returncode is None:
+                self.server.park(proc)
+            else:
+                await self.server.end(proc, polite=healthy)
+            return
         if healthy and bot.restart != "always" and proc.returncode is None:
             self.idle[bot.name].append(proc)
             return

@@ -12,7 +12,7 @@ import json
 import logging
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
@@ -22,11 +22,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..faults import Fault, FaultKind
 from ..gamelog import LogBot, LogWriter, make_header
 from ..match import Decision, Fanout, Game, Recorder, Seat
-from ..process import BotProcess
 from ..rules import State
+from ..server import BotServer
 from .config import LeagueConfig
 from .ledger import Ledger, Record
-from .pool import BotPool
+from .pool import Bot, BotPool
 from .schedule import Scheduled, schedule
 from .standings import Standings, compute, head_table, rich_table, write_files
 
@@ -49,6 +49,18 @@ class Progressed:
     done: int = 0
     faults: int = 0
     leader: str = "-"
+    points: dict[str, list[int]] = field(default_factory=dict)  # name -> [total, games]
+
+    def add(self, record: Record) -> None:
+        """Count one recorded game, in constant time: the loop must never stall on this."""
+        self.done += 1
+        self.faults += sum(1 for f in record.faults if f["kind"] != "stale_reply")
+        for name, score in zip(record.seats, record.scores, strict=True):
+            tally = self.points.setdefault(name, [0, 0])
+            tally[0] += score
+            tally[1] += 1
+        # The leader shown while running: lowest mean points so far (ratings come at the end).
+        self.leader = min(self.points, key=lambda n: self.points[n][0] / self.points[n][1])
 
 
 async def play_scheduled(
@@ -57,7 +69,7 @@ async def play_scheduled(
     """Play one scheduled game with pooled bots; its ledger record."""
     entries = {b.name: b for b in config.bots}
     bots = [entries[name] for name in game.seats]
-    procs: list[BotProcess | None] = []
+    procs: list[Bot | None] = []
     seats: list[Seat] = []
     early: list[Fault] = []
     for i, bot in enumerate(bots):
@@ -150,8 +162,11 @@ async def run_league(
     quiet: bool = False,
     report_every: int = 0,
     on_record: Callable[[Record], None] | None = None,
+    server: BotServer | None = None,
 ) -> Standings:
-    """Play every game the ledger does not hold yet, then return the standings."""
+    """Play every game the ledger does not hold yet, then return the standings.
+
+    TCP bots come from `server` (see `referee.server.serve_league`)."""
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
@@ -189,7 +204,7 @@ async def run_league(
                 config.name, total=len(games), completed=len(done), faults=0, leader="-"
             )
             async with trio.open_nursery() as procs:
-                pool = BotPool(config, procs, stderr_dir)
+                pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
                         for _ in range(max(1, min(jobs, len(todo)))):
@@ -217,6 +232,8 @@ async def run_league(
                         receive.close()
                 finally:
                     await pool.close()
+                    if server is not None:
+                        await server.close()
                     procs.cancel_scope.cancel()
         standings = compute(names, ledger.records())
         write_files(standings, out, f"{config.name}: standings")
@@ -240,8 +257,7 @@ async def _worker(
         async for game in receive:
             record = await play_scheduled(config, game, pool, logs, key)
             if ledger.record(record):
-                counters.done += 1
-                counters.faults += len([f for f in record.faults if f["kind"] != "stale_reply"])
+                counters.add(record)
                 if on_record is not None:
                     on_record(record)
             update()
@@ -257,8 +273,6 @@ def _update(
     report_every: int,
     title: str,
 ) -> None:
-    standings = compute(names, ledger.records())
-    counters.leader = standings.bots[0].name if standings.games else "-"
     progress.update(
         task,  # type: ignore[arg-type]
         completed=counters.done,
@@ -266,6 +280,8 @@ def _update(
         leader=counters.leader,
     )
     if report_every and counters.done % report_every == 0 and not progress.disable:
+        # Asked for: the full standings, whose cost grows with the league.
+        standings = compute(names, ledger.records())
         console.print(rich_table(standings, f"{title}: after {counters.done} games"))
 
 

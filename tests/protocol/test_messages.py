@@ -99,6 +99,7 @@ TO_BOT: list[m.Message] = [
 FROM_BOT: list[m.Message] = [
     m.Ready(name="random", version="1.2", author="A. Person"),
     m.Ready(name="minimal"),
+    m.Login(name="tcp-bot", token="not-a-real-token"),
     m.MoveReply(id=26, index=0),
     m.MoveReply(id=27, action="play", tile=(4, 4), train=3, announce=True),
     m.MoveReply(id=28, action="draw"),

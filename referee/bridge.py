@@ -1,0 +1,176 @@
+"""`referee connect`: run a local stdio bot and relay it to a `referee serve` server.
+
+The bridge logs in, waits for `hello`, then starts the bot and copies bytes both
+ways until either side closes. The bot is unchanged: it sees exactly what a bot
+started by the referee sees. When the server ends the connection for any reason
+but the end of the league (`bye` with reason `done`) or a refused login, the
+bridge starts a fresh bot and logs in again for later games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+import trio
+
+from protocol import LineFramer, ProtocolError, encode
+from protocol import messages as m
+
+log = logging.getLogger(__name__)
+
+READ_CHUNK = 65536
+CLEAN_EXIT_S = 2.0
+
+
+@dataclass
+class Outcome:
+    """How one connection ended."""
+
+    kind: str  # "done": the league is over; "refused": login refused; "dropped": anything else
+    detail: str = ""
+
+
+async def run_bridge(
+    host: str,
+    port: int,
+    name: str,
+    token: str,
+    argv: Sequence[str],
+    *,
+    reconnect: bool = True,
+    retries: int = 5,
+    retry_delay_s: float = 1.0,
+) -> Outcome:
+    """Relay `argv` to the server until the league is over (or login is refused)."""
+    failures = 0
+    outcome = Outcome("dropped", "never connected")
+    while True:
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as exc:
+            failures += 1
+            outcome = Outcome("dropped", f"cannot connect to {host}:{port}: {exc.strerror}")
+            log.info("%s", outcome.detail)
+            if not reconnect or failures > retries:
+                return outcome
+            await trio.sleep(retry_delay_s)
+            continue
+        failures = 0
+        async with stream:
+            outcome = await _one_session(stream, name, token, argv)
+        log.info("%s: connection ended: %s %s", name, outcome.kind, outcome.detail)
+        if outcome.kind != "dropped" or not reconnect:
+            return outcome
+
+
+async def _one_session(
+    stream: trio.SocketStream, name: str, token: str, argv: Sequence[str]
+) -> Outcome:
+    try:
+        await stream.send_all(encode(m.Login(name=name, token=token)))
+    except (trio.BrokenResourceError, OSError) as exc:
+        return Outcome("dropped", f"cannot send login: {exc}")
+    framer = LineFramer()
+    pending: list[str] = []
+    # The first line decides: `hello` starts the bot, an error means no.
+    while not pending:
+        try:
+            data = await stream.receive_some(READ_CHUNK)
+        except (trio.BrokenResourceError, OSError) as exc:
+            return Outcome("dropped", f"read failed: {exc}")
+        if not data:
+            return Outcome("dropped", "the server closed the connection before hello")
+        try:
+            pending += framer.feed(bytes(data))
+        except ProtocolError as exc:
+            return Outcome("dropped", f"bad line from the server: {exc}")
+    first = _peek(pending[0])
+    if first.get("type") == "error":
+        kind = "refused" if first.get("code") == "login" else "dropped"
+        return Outcome(kind, str(first.get("message", "")))
+    process = await trio.lowlevel.open_process(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    bye: list[str] = []
+    try:
+        async with trio.open_nursery() as nursery:
+
+            async def to_bot() -> None:
+                assert process.stdin is not None
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    lines = pending
+                    while True:
+                        for line in lines:
+                            message = _peek(line)
+                            if message.get("type") == "bye":
+                                bye.append(str(message.get("reason", "")))
+                        if lines:
+                            await process.stdin.send_all(
+                                b"".join(line.encode() + b"\n" for line in lines)
+                            )
+                        try:
+                            data = await stream.receive_some(READ_CHUNK)
+                        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                            break
+                        if not data:
+                            break
+                        try:
+                            lines = framer.feed(bytes(data))
+                        except ProtocolError:
+                            break
+                    await process.stdin.aclose()  # end of input: the bot exits
+                # The server is gone: the bot gets a moment to exit by itself.
+                with trio.move_on_after(CLEAN_EXIT_S):
+                    await process.wait()
+                nursery.cancel_scope.cancel()
+
+            async def from_bot() -> None:
+                assert process.stdout is not None
+                while True:
+                    try:
+                        data = await process.stdout.receive_some(READ_CHUNK)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        data = b""
+                    if not data:
+                        break
+                    try:
+                        await stream.send_all(data)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        break
+                # The bot's output ended: so does the connection.
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(to_bot)
+            nursery.start_soon(from_bot)
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.terminate()
+                with trio.move_on_after(CLEAN_EXIT_S):
+                    await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    if bye and bye[-1] == "done":
+        return Outcome("done")
+    return Outcome("dropped", f"bye: {bye[-1]}" if bye else "connection ended")
+
+
+def _peek(line: str) -> dict[str, object]:
+    """A server line as a plain dict (an empty one if it is not a JSON object)."""
+    try:
+        value = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

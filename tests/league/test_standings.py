@@ -1,0 +1,355 @@
+"""Standings arithmetic against hand-computed cases, the files they are written to, and
+the ledger they are computed from (one record per game, never two).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from openskill.models import PlackettLuce
+
+from referee.cli import main
+from referee.league.ledger import Ledger, LedgerError, Record
+from referee.league.standings import (
+    Z95,
+    compute,
+    csv_text,
+    markdown,
+    write_files,
+)
+
+NAMES = ["a", "b", "c"]
+
+
+def rec(
+    idx: int,
+    seats: list[str],
+    scores: list[int],
+    ranks: list[int],
+    *,
+    unit: int = 0,
+    forfeited: list[bool] | None = None,
+    faults: list[dict[str, Any]] | None = None,
+    lat_mean: list[float | None] | None = None,
+    lat_max: list[float | None] | None = None,
+) -> Record:
+    n = len(seats)
+    return Record(
+        idx=idx,
+        game_id=f"g{idx + 1:05d}",
+        unit=unit,
+        deal=unit,
+        rotation=idx % n,
+        seed=1000 + unit,
+        seats=seats,
+        scores=scores,
+        ranks=ranks,
+        forfeited=forfeited or [False] * n,
+        faults=faults or [],
+        latency_mean=lat_mean or [None] * n,
+        latency_max=lat_max or [None] * n,
+        decisions=10 * (idx + 1),
+        log_path=f"logs/g{idx + 1:05d}.jsonl",
+        finished="2026-01-01T00:00:00+00:00",
+    )
+
+
+def hand_records() -> list[Record]:
+    """Two units: three rotations of one deal, then one game of another deal."""
+    return [
+        rec(
+            0,
+            ["a", "b", "c"],
+            [10, 20, 30],
+            [1, 2, 3],
+            lat_mean=[1.0, 2.0, None],
+            lat_max=[3.0, 4.0, None],
+        ),
+        rec(
+            1,
+            ["b", "c", "a"],
+            [0, 15, 15],
+            [1, 2, 2],
+            faults=[{"seat": 2, "kind": "timeout", "detail": "no reply"}],
+            lat_mean=[5.0, None, 1.0],
+            lat_max=[6.0, None, 9.0],
+        ),
+        rec(2, ["c", "a", "b"], [5, 5, 40], [1, 1, 3]),
+        rec(
+            3,
+            ["a", "b", "c"],
+            [40, 0, 8],
+            [3, 1, 2],
+            unit=1,
+            forfeited=[True, False, False],
+            faults=[
+                {"seat": 0, "kind": "illegal", "detail": "x"},
+                {"seat": 1, "kind": "stale_reply", "detail": "y"},
+            ],
+        ),
+    ]
+
+
+def by_name(standings: Any) -> dict[str, Any]:
+    return {b.name: b for b in standings.bots}
+
+
+def test_counts_wins_ranks_and_points_by_hand() -> None:
+    s = compute(NAMES, hand_records())
+    assert s.games == 4
+    bots = by_name(s)
+    a, b, c = bots["a"], bots["b"], bots["c"]
+    assert (a.games, b.games, c.games) == (4, 4, 4)
+    # A shared first place counts 1/k: c and a share game 2.
+    assert (a.wins, b.wins, c.wins) == (1.5, 2.0, 0.5)
+    assert (a.rank_sum, b.rank_sum, c.rank_sum) == (7, 7, 8)
+    assert (a.avg_rank, b.avg_rank, c.avg_rank) == (1.75, 1.75, 2.0)
+    assert (a.points, b.points, c.points) == (70, 60, 58)
+    assert (a.mean_points, b.mean_points, c.mean_points) == (17.5, 15.0, 14.5)
+
+
+def test_confidence_intervals_over_duplicate_units_by_hand() -> None:
+    bots = by_name(compute(NAMES, hand_records()))
+    # a: unit means 10 and 40 -> sample variance 450, standard error sqrt(450 / 2) = 15.
+    assert bots["a"].units == {0: [10, 15, 5], 1: [40]}
+    assert bots["a"].ci95 == pytest.approx(Z95 * 15)
+    # b: unit means 20 and 0 -> variance 200, standard error 10.
+    assert bots["b"].ci95 == pytest.approx(Z95 * 10)
+    # c: unit means 50/3 and 8 -> variance 338/9, standard error 13/3.
+    assert bots["c"].ci95 == pytest.approx(Z95 * 13 / 3)
+
+
+def test_one_unit_has_no_interval_and_no_games_none_at_all() -> None:
+    s = compute(["a", "b", "c", "idle"], hand_records()[:3])
+    bots = by_name(s)
+    assert math.isinf(bots["a"].ci95)
+    idle = bots["idle"]
+    assert (idle.games, idle.wins, idle.points, idle.ci95, idle.avg_rank) == (0, 0, 0, 0.0, 0.0)
+    assert (idle.mu, idle.sigma) == (25.0, 25.0 / 3)
+    row = {r["name"]: r for r in s.to_json()["bots"]}
+    assert row["a"]["ci95"] is None
+    assert row["idle"]["ci95"] == 0.0
+    line_a = next(line for line in markdown(s, "t").splitlines() if "| a |" in line)
+    assert line_a.split(" | ")[6] == "-"  # a's interval shows as "-"
+
+
+def test_head_to_head_by_hand() -> None:
+    head = compute(NAMES, hand_records()).head
+    assert head["a"]["b"] == (2, 4) and head["b"]["a"] == (2, 4)
+    assert head["a"]["c"] == (1, 4) and head["c"]["a"] == (1, 4)  # two ties
+    assert head["b"]["c"] == (3, 4) and head["c"]["b"] == (1, 4)
+
+
+def test_faults_forfeits_and_latencies_by_hand() -> None:
+    bots = by_name(compute(NAMES, hand_records()))
+    assert bots["a"].faults == {"timeout": 1, "illegal": 1}
+    assert bots["b"].faults == {"stale_reply": 1}
+    assert bots["c"].faults == {}
+    assert (bots["a"].forfeits, bots["b"].forfeits, bots["c"].forfeits) == (1, 0, 0)
+    # The mean of the games' mean latencies, and the worst single one.
+    assert (bots["a"].latency_mean, bots["a"].latency_worst) == (1.0, 9.0)
+    assert (bots["b"].latency_mean, bots["b"].latency_worst) == (3.5, 6.0)
+    assert (bots["c"].latency_mean, bots["c"].latency_worst, bots["c"].latency_n) == (0, 0, 0)
+
+
+def test_ratings_follow_plackett_luce_in_schedule_order() -> None:
+    records = hand_records()
+    model = PlackettLuce()
+    ratings = {n: model.rating(name=n) for n in NAMES}
+    for r in records:
+        new = model.rate([[ratings[n]] for n in r.seats], ranks=[float(x) for x in r.ranks])
+        for n, team in zip(r.seats, new, strict=True):
+            ratings[n] = team[0]
+    s = compute(NAMES, records)
+    for b in s.bots:
+        assert b.mu == pytest.approx(ratings[b.name].mu)
+        assert b.sigma == pytest.approx(ratings[b.name].sigma)
+        assert b.rating == pytest.approx(b.mu - 3 * b.sigma)
+    # Best first by the conservative rating.
+    assert [b.rating for b in s.bots] == sorted((b.rating for b in s.bots), reverse=True)
+    # History: one point per game played, rating and mean points after that game.
+    a = by_name(s)["a"]
+    assert [h[0] for h in a.history] == [0, 1, 2, 3]
+    assert [h[2] for h in a.history] == [10.0, 12.5, 10.0, 17.5]
+    assert a.history[-1][1] == pytest.approx(a.rating)
+
+
+def test_a_two_bot_tie_moves_no_mean_and_a_sweep_ranks_first() -> None:
+    tie = compute(["x", "y"], [rec(0, ["x", "y"], [5, 5], [1, 1])])
+    x, y = by_name(tie)["x"], by_name(tie)["y"]
+    assert x.mu == pytest.approx(25.0) and y.mu == pytest.approx(25.0)
+    assert x.wins == y.wins == 0.5
+    assert tie.head["x"]["y"] == (0, 1)
+    # Same points and rating: the name breaks the tie, so the order is fixed.
+    assert [b.name for b in tie.bots] == ["x", "y"]
+
+    sweep = [
+        rec(i, seats, [0, 10, 20], [1, 2, 3], unit=i // 3)
+        for i, seats in enumerate([["c", "a", "b"], ["c", "b", "a"]] * 3)
+    ]
+    s = compute(NAMES, sweep)
+    assert s.bots[0].name == "c"
+    assert by_name(s)["c"].wins == 6
+    assert s.head["c"]["a"] == (6, 6) and s.head["a"]["c"] == (0, 6)
+    assert s.head["a"]["b"] == (3, 6)
+
+
+def test_the_order_of_arrival_does_not_matter() -> None:
+    records = hand_records() + [
+        rec(4 + i, seats, [i, 10, 30 - i], [1, 2, 3], unit=2 + i // 3)
+        for i, seats in enumerate([["b", "c", "a"], ["c", "a", "b"], ["a", "b", "c"]] * 2)
+    ]
+    ordered = compute(NAMES, records)
+    for seed in range(5):
+        shuffled = records[:]
+        random.Random(seed).shuffle(shuffled)
+        again = compute(NAMES, shuffled)
+        assert again.to_json() == ordered.to_json()
+        assert [b.history for b in again.bots] == [b.history for b in ordered.bots]
+
+
+def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
+    s = compute(NAMES, hand_records())
+    paths = write_files(s, tmp_path, "cup: standings")
+    assert [p.name for p in paths] == [
+        "standings.json",
+        "standings.csv",
+        "standings.md",
+        "standings.png",
+    ]
+    assert not list(tmp_path.glob("*.tmp"))
+
+    data = json.loads((tmp_path / "standings.json").read_text())
+    assert data == json.loads(json.dumps(s.to_json()))
+    assert data["games"] == 4
+    assert [b["name"] for b in data["bots"]] == [b.name for b in s.bots]
+    a = next(b for b in data["bots"] if b["name"] == "a")
+    assert a["wins"] == 1.5 and a["points"] == 70 and a["mean_points"] == 17.5
+    assert a["avg_rank"] == 1.75 and a["ci95"] == round(Z95 * 15, 4)
+    assert a["faults"] == {"timeout": 1, "illegal": 1} and a["forfeits"] == 1
+    assert data["head_to_head"]["b"]["c"] == [3, 4]
+
+    text = (tmp_path / "standings.csv").read_bytes().decode()
+    assert text == csv_text(s)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["bot"] for r in rows] == [b.name for b in s.bots]
+    assert [r["rank"] for r in rows] == ["1", "2", "3"]
+    row_a = next(r for r in rows if r["bot"] == "a")
+    assert row_a["games"] == "4" and row_a["wins"] == "1.5"
+    assert row_a["mean_points"] == "17.5000" and row_a["forfeits"] == "1"
+    assert json.loads(row_a["faults"]) == {"illegal": 1, "timeout": 1}
+
+    md = (tmp_path / "standings.md").read_text()
+    assert md.startswith("# cup: standings\n\n4 games.\n")
+    line_a = next(line for line in md.splitlines() if line.startswith("| ") and "| a |" in line)
+    assert "| 4 | 1.5 | 1.75 | 17.5 |" in line_a
+    assert "| illegal 1, timeout 1 |" in line_a
+    head_b = next(line for line in md.splitlines() if line.startswith("| b | "))
+    assert head_b.endswith("|") and "3/4" in head_b
+
+    png = (tmp_path / "standings.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+# ---------------------------------------------------------------- the ledger
+
+
+def test_a_game_is_recorded_once(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "league.db")
+    try:
+        first = hand_records()[1]
+        assert ledger.record(first)
+        again = rec(1, ["a", "b", "c"], [1, 2, 3], [1, 2, 3])  # same index, other content
+        assert not ledger.record(again)
+        assert ledger.records() == [first]
+        assert ledger.done() == {1}
+    finally:
+        ledger.close()
+    count = sqlite3.connect(tmp_path / "league.db").execute("SELECT COUNT(*) FROM games")
+    assert count.fetchone()[0] == 1
+
+
+def test_records_come_back_whole_and_in_schedule_order(tmp_path: Path) -> None:
+    records = hand_records()
+    ledger = Ledger(tmp_path / "league.db")
+    for r in reversed(records):
+        assert ledger.record(r)
+    ledger.close()
+    reopened = Ledger(tmp_path / "league.db")
+    try:
+        assert reopened.records() == records
+        assert reopened.done() == {0, 1, 2, 3}
+    finally:
+        reopened.close()
+
+
+def test_the_ledger_belongs_to_one_league(tmp_path: Path) -> None:
+    path = tmp_path / "league.db"
+    ledger = Ledger(path)
+    ledger.claim("f1", resume=False)
+    ledger.claim("f1", resume=False)  # no finished game yet: starting over is fine
+    ledger.record(hand_records()[0])
+    with pytest.raises(LedgerError, match="add --resume"):
+        ledger.claim("f1", resume=False)
+    ledger.claim("f1", resume=True)
+    with pytest.raises(LedgerError, match="other settings"):
+        ledger.claim("f2", resume=True)
+    ledger.close()
+
+
+def test_the_bot_seed_key_is_made_once_and_kept(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "league.db")
+    key = ledger.bot_seed_key(None)
+    assert len(key) == 16
+    assert ledger.bot_seed_key(None) == key
+    with pytest.raises(LedgerError, match="bot_seed_key differs"):
+        ledger.bot_seed_key(b"\x01" * 16)  # a resumed league cannot change its key
+    assert ledger.bot_seed_key(key) == key
+    ledger.close()
+    reopened = Ledger(tmp_path / "league.db")
+    assert reopened.bot_seed_key(None) == key
+    reopened.close()
+    other = Ledger(tmp_path / "other.db")
+    assert other.bot_seed_key(None) != key
+    other.close()
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "league.db"
+    path.write_bytes(b"this is not sqlite at all, not at all" * 100)
+    with pytest.raises(LedgerError, match="cannot use the database"):
+        Ledger(path)
+
+
+def test_referee_standings_prints_them_again(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "league.db")
+    ledger.db.execute("INSERT INTO meta VALUES ('name', 'cup'), ('bots', ?)", (json.dumps(NAMES),))
+    for r in hand_records():
+        ledger.record(r)
+    ledger.close()
+    expected = compute(NAMES, hand_records())
+
+    as_json = CliRunner().invoke(main, ["standings", str(tmp_path), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout) == json.loads(json.dumps(expected.to_json()))
+
+    table = CliRunner().invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": "150"})
+    assert table.exit_code == 0, table.output
+    assert "cup: 4 games" in table.stdout
+    assert "Head to head" in table.stdout
+    body = [line for line in table.stdout.splitlines() if line.startswith("│ ")]
+    first = [cell.strip() for cell in body[0].split("│")[1:-1]]
+    assert first[:4] == ["1", expected.bots[0].name, "4", f"{expected.bots[0].wins:g}"]
+
+    missing = CliRunner().invoke(main, ["standings", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2
+    assert "no league.db" in missing.stderr

@@ -1,0 +1,1 @@
+"""Tests of `referee serve` and `referee connect`."""

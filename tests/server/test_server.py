@@ -1,0 +1,398 @@
+"""`referee serve` and `referee connect`: TCP bots in a league, logins, limits, junk.
+
+Everything listens on 127.0.0.1 with port 0. A league played with two of its
+four bots over TCP (through the bridge) must give exactly the games the same
+league gives with all four on stdio: the random and greedy bots are seeded by
+the game, and the bot seed key is pinned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from click.testing import CliRunner
+from rich.console import Console
+
+from referee.bridge import run_bridge
+from referee.cli import main
+from referee.league.config import LeagueConfig, load_config
+from referee.league.ledger import Ledger
+from referee.league.pool import league_hello
+from referee.league.run import run_league
+from referee.server import BotServer, serve_league
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
+GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
+CRASH = [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")]
+TOKEN_C = "tok-C-5f1e9a0c7d2b4e6f"
+TOKEN_D = "tok-D-0a9b8c7d6e5f4a3b"
+KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
+
+
+def write_league(
+    tmp: Path,
+    *,
+    tcp: bool,
+    extra: str = "",
+    startup_ms: int = 10000,
+    d_command: list[str] = GREEDY,
+) -> LeagueConfig:
+    """Four bots a, b (stdio) and c, d (tcp when `tcp`), short games."""
+    (tmp / "d.token").write_text(TOKEN_D + "\n")
+    os.environ["TEST_SERVER_TOKEN_C"] = TOKEN_C
+
+    def stdio(name: str, argv: list[str]) -> str:
+        return f"[[bot]]\nname = {json.dumps(name)}\ncommand = {json.dumps(argv)}\n"
+
+    c = 'transport = "tcp"\ntoken_env = "TEST_SERVER_TOKEN_C"\n'
+    d = 'transport = "tcp"\ntoken_file = "d.token"\n'
+    text = f"""
+[league]
+name = "tcp-test"
+table = 4
+deals = 2
+duplicate = false
+seed = 7
+out = "out"
+[rules]
+max_pip = 6
+rounds = "single"
+[time]
+startup_ms = {startup_ms}
+{extra}
+{stdio("a", RANDOM)}
+{stdio("b", GREEDY)}
+{"[[bot]]" + chr(10) + 'name = "c"' + chr(10) + c if tcp else stdio("c", RANDOM)}
+{"[[bot]]" + chr(10) + 'name = "d"' + chr(10) + d if tcp else stdio("d", d_command)}
+"""
+    path = tmp / "league.toml"
+    path.write_text(text)
+    return dataclasses.replace(load_config(path), bot_seed_key=KEY)
+
+
+def games(config: LeagueConfig) -> list[tuple[str, list[int], list[str]]]:
+    ledger = Ledger(config.out / "league.db")
+    try:
+        return sorted(
+            (r.game_id, list(r.scores), sorted(f["kind"] for f in r.faults))
+            for r in ledger.records()
+        )
+    finally:
+        ledger.close()
+
+
+def faults(config: LeagueConfig) -> list[dict[str, Any]]:
+    ledger = Ledger(config.out / "league.db")
+    try:
+        return [f for r in ledger.records() for f in r.faults]
+    finally:
+        ledger.close()
+
+
+async def serve_with(
+    config: LeagueConfig,
+    clients: Callable[[str, int, trio.Nursery], Awaitable[None]],
+) -> None:
+    """Run `config` under `serve_league`; `clients(host, port, nursery)` starts what
+    connects. Whatever is still running in the nursery ends with the league."""
+    async with trio.open_nursery() as nursery:
+
+        async def league(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+            await serve_league(
+                config, jobs=1, console=Console(quiet=True), quiet=True, task_status=task_status
+            )
+            nursery.cancel_scope.cancel()  # the clients end with the league
+
+        host, port = await nursery.start(league)
+        assert host == "127.0.0.1" and port > 0
+        await clients(host, port, nursery)
+
+
+def bridges(*argvs: tuple[str, str, list[str]]) -> Callable[[str, int, trio.Nursery], Any]:
+    async def start(host: str, port: int, nursery: trio.Nursery) -> None:
+        for name, token, argv in argvs:
+            nursery.start_soon(lambda n=name, t=token, a=argv: run_bridge(host, port, n, t, a))
+
+    return start
+
+
+async def test_tcp_bots_through_the_bridge_play_the_same_games_as_stdio(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="referee")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "t").mkdir()
+    stdio = write_league(tmp_path / "s", tcp=False)
+    await run_league(stdio, jobs=1, resume=False, console=Console(quiet=True), quiet=True)
+    tcp = write_league(tmp_path / "t", tcp=True)
+    await serve_with(tcp, bridges(("c", TOKEN_C, RANDOM), ("d", TOKEN_D, GREEDY)))
+    expected = games(stdio)
+    assert len(expected) == 2 and all(kinds == [] for _, _, kinds in expected)
+    assert games(tcp) == expected
+    assert_no_token(tmp_path, caplog, capsys)
+
+
+def assert_no_token(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    captured = capsys.readouterr()
+    for token in (TOKEN_C, TOKEN_D):
+        assert token not in caplog.text
+        assert token not in captured.out + captured.err
+        for file in tmp_path.rglob("*"):
+            if file.is_file() and not file.name.endswith(".token"):
+                assert token.encode() not in file.read_bytes(), file
+
+
+# ---------------------------------------------------------------- logins
+
+
+async def read_all(stream: trio.SocketStream) -> list[dict[str, Any]]:
+    """Every line the server sends until it closes (bounded by the caller's deadline)."""
+    data = b""
+    while True:
+        try:
+            chunk = await stream.receive_some(65536)
+        except trio.BrokenResourceError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return [json.loads(line) for line in data.splitlines()]
+
+
+async def login(port: int, name: str, token: str) -> trio.SocketStream:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    line = {"type": "login", "name": name, "token": token, "protocol": 1}
+    await stream.send_all(json.dumps(line).encode() + b"\n")
+    return stream
+
+
+async def first_line(stream: trio.SocketStream) -> dict[str, Any]:
+    data = b""
+    while b"\n" not in data:
+        chunk = await stream.receive_some(65536)
+        assert chunk, "closed"
+        data += chunk
+    return dict(json.loads(data.split(b"\n", 1)[0]))
+
+
+async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="referee")
+    config = write_league(tmp_path, tcp=True, extra="[server]\nhandshake_ms = 300")
+    server = BotServer(config, league_hello(config))
+    logged_in = trio.Event()
+    server.on_login = lambda name: logged_in.set()
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
+            port = listeners[0].socket.getsockname()[1]
+
+            for name, token in (("c", TOKEN_D), ("nobody", TOKEN_C), ("c", "")):
+                async with await login(port, name, token) as stream:
+                    lines = await read_all(stream)
+                assert lines[0]["type"] == "error" and lines[0]["code"] == "login"
+                assert lines[-1]["type"] == "bye"
+
+            async with await trio.open_tcp_stream("127.0.0.1", port) as silent:
+                lines = await read_all(silent)  # closed after handshake_ms
+            assert lines[0]["code"] == "login" and "no login" in lines[0]["message"]
+
+            first = await login(port, "c", TOKEN_C)
+            assert (await first_line(first))["type"] == "hello"
+            await first.send_all(b'{"type":"ready","name":"c"}\n')
+            await logged_in.wait()
+            second = await login(port, "c", TOKEN_C)
+            # The server pings the first connection to see that it is still there.
+            ping = await first_line(first)
+            assert ping["type"] == "ping"
+            await first.send_all(b'{"type":"pong","nonce":%d}\n' % ping["nonce"])
+            async with second:
+                lines = await read_all(second)
+            assert lines[0]["code"] == "login" and "already connected" in lines[0]["message"]
+
+            # Once the first connection is gone, the name may log in again.
+            await first.aclose()
+            async with await login(port, "c", TOKEN_C) as third:
+                assert (await first_line(third))["type"] == "hello"
+            nursery.cancel_scope.cancel()
+    assert "login from" in caplog.text and "refused" in caplog.text
+    assert_no_token(tmp_path, caplog, capsys)
+
+
+async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
+    config = write_league(tmp_path, tcp=True, startup_ms=300)
+    with trio.fail_after(60):
+        await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))
+    kinds = [(f["kind"], f["detail"]) for f in faults(config)]
+    assert len(kinds) == 2
+    assert all(k == "startup_failure" and "not connected" in d for k, d in kinds)
+
+
+async def test_a_disconnect_mid_game_is_a_crash_and_the_bridge_reconnects(tmp_path: Path) -> None:
+    config = write_league(tmp_path, tcp=True)
+    with trio.fail_after(60):
+        await serve_with(config, bridges(("c", TOKEN_C, RANDOM), ("d", TOKEN_D, CRASH)))
+    found = faults(config)
+    # d crashes in each of its two games: the second one came through a reconnection.
+    assert [f["kind"] for f in found] == ["crash", "crash"]
+    assert all("disconnected" in f["detail"] for f in found)
+
+
+# ---------------------------------------------------------------- junk
+
+
+IDLE = 500
+
+
+async def test_junk_connections_change_nothing(tmp_path: Path) -> None:
+    (tmp_path / "s").mkdir()
+    (tmp_path / "t").mkdir()
+    stdio = write_league(tmp_path / "s", tcp=False)
+    await run_league(stdio, jobs=1, resume=False, console=Console(quiet=True), quiet=True)
+    tcp = write_league(
+        tmp_path / "t",
+        tcp=True,
+        extra=f"[server]\nmax_connections = {IDLE + 50}\nhandshake_ms = 3000",
+    )
+    held: list[trio.SocketStream] = []
+    sent_before_close: list[int] = []
+
+    async def junk(host: str, port: int, nursery: trio.Nursery) -> None:
+        # The junk comes first: the games wait for the tcp bots, which come last.
+        async def random_bytes() -> None:
+            async with await trio.open_tcp_stream(host, port) as stream:
+                await stream.send_all(os.urandom(4096))
+                await read_all(stream)
+
+        async def drip() -> None:
+            async with await trio.open_tcp_stream(host, port) as stream:
+                try:
+                    for _ in range(60):  # at most a minute: the handshake clock ends it first
+                        await stream.send_all(b"{")
+                        await trio.sleep(1)
+                except trio.BrokenResourceError:
+                    pass
+
+        async def huge_line() -> None:
+            chunk = b"x" * (1 << 20)
+            sent = 0
+            async with await trio.open_tcp_stream(host, port) as stream:
+                try:
+                    for _ in range(100):  # 100 MB, no newline
+                        await stream.send_all(chunk)
+                        sent += len(chunk)
+                except (trio.BrokenResourceError, OSError):
+                    pass
+            sent_before_close.append(sent)
+
+        for _ in range(IDLE):
+            held.append(await trio.open_tcp_stream(host, port))
+        nursery.start_soon(random_bytes)
+        nursery.start_soon(drip)
+        nursery.start_soon(huge_line)
+        await bridges(("c", TOKEN_C, RANDOM), ("d", TOKEN_D, GREEDY))(host, port, nursery)
+
+    with trio.fail_after(90):
+        await serve_with(tcp, junk)
+    for stream in held:
+        await stream.aclose()
+    assert games(tcp) == games(stdio)
+    assert faults(tcp) == []
+    # The server stopped reading the huge line long before its end.
+    assert sent_before_close and sent_before_close[0] < 100 << 20
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_config_needs_one_token_source_and_never_shows_it(tmp_path: Path) -> None:
+    from referee.league.config import ConfigError
+
+    base = '[[bot]]\nname = "a"\ncommand = "true"\n[[bot]]\nname = "c"\ntransport = "tcp"\n'
+    path = tmp_path / "l.toml"
+    for extra, words in (
+        ("", "exactly one"),
+        ('token = "x"\ntoken_env = "Y"\n', "exactly one"),
+        ('token_env = "TEST_SERVER_NO_SUCH_VAR"\n', "not set"),
+        ('token_file = "missing"\n', "cannot read"),
+        ('token = "sekrit-123"\ncommand = "x"\n', "not used"),
+    ):
+        path.write_text(base + extra)
+        with pytest.raises(ConfigError) as info:
+            load_config(path)
+        assert words in str(info.value)
+        assert "sekrit" not in str(info.value)
+    path.write_text(base + 'token = "sekrit-123"\n')
+    config = load_config(path)
+    assert config.bots[1].tcp and "sekrit" not in repr(config.bots[1])
+
+
+def test_connect_reports_a_bad_address_and_a_missing_token_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["connect", "nowhere", "--name", "c", "--token-file", "x"])
+    assert result.exit_code == 2 and "HOST:PORT" in result.output
+    result = CliRunner().invoke(
+        main,
+        ["connect", "127.0.0.1:1", "--name", "c", "--token-file", str(tmp_path / "none"), "true"],
+    )
+    assert result.exit_code == 2 and "cannot read" in result.output
+
+
+def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
+    config = write_league(tmp_path, tcp=True)
+    (tmp_path / "c.token").write_text(TOKEN_C)
+    referee = [sys.executable, "-m", "referee.cli"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    serve = subprocess.Popen(
+        [*referee, "serve", str(config.path), "--port", "0", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    bridges: list[subprocess.Popen[str]] = []
+    try:
+        assert serve.stdout is not None
+        first = serve.stdout.readline()
+        assert first.startswith("listening on 127.0.0.1:"), first
+        address = first.split()[-1]
+        for name, token_file, argv in (
+            ("c", tmp_path / "c.token", RANDOM),
+            ("d", tmp_path / "d.token", GREEDY),
+        ):
+            options = ["--name", name, "--token-file", str(token_file)]
+            bridges.append(
+                subprocess.Popen(
+                    [*referee, "connect", address, *options, "--", *argv],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    text=True,
+                )
+            )
+        out, err = serve.communicate(timeout=60)
+        said = [b.communicate(timeout=30)[0] for b in bridges]
+    finally:
+        for proc in (serve, *bridges):
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert serve.returncode == 0, err
+    assert all(b.returncode == 0 for b in bridges), said
+    assert "standings written" in out
+    for text in (out, err, *said):
+        assert TOKEN_C not in text and TOKEN_D not in text
+    assert len(games(config)) == 2 and faults(config) == []

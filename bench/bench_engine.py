@@ -19,7 +19,8 @@ import random
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
+
+from _machine import cpu_model
 
 from referee.rules import PRESETS, VARIANTS, Rules, apply, legal_moves, new_game, preset
 
@@ -42,17 +43,6 @@ class Figures:
     @property
     def games_per_second(self) -> float:
         return self.games / self.cpu
-
-
-def cpu_model() -> str:
-    """The CPU model from /proc/cpuinfo, or what `platform` knows."""
-    info = Path("/proc/cpuinfo")
-    if info.exists():
-        for line in info.read_text(encoding="utf-8", errors="replace").splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "Model", "cpu model") and value.strip():
-                return value.strip()
-    return platform.processor() or platform.machine() or "unknown"
 
 
 def rules_for(name: str) -> Rules:

@@ -9,9 +9,8 @@
    microseconds). Prints the number of timeouts (target: zero), the worst
    decision latency the referee measured, and how many games really ran at once.
 
-The bot is this file run with `--bot`: it plays legal move 0 and answers `ping`
-(bench/fast_bot.py does not answer `ping`, so a league would wait 2 s for its
-pong before every reuse and then restart it). Games are double-12 with one round
+The bot is bench/fast_bot.py: it plays legal move 0 and answers `ping` (the
+pool pings a process before it reuses it). Games are double-12 with one round
 by default (`--rounds single`) so that 200 games take seconds; `--rounds
 descending` plays the full 13 rounds.
 
@@ -24,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
@@ -33,41 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _machine import cpu_model
+
 HERE = Path(__file__).resolve()
-ID = re.compile(rb'"id":(\d+)')
-NONCE = re.compile(rb'"nonce":(-?\d+)')
-
-
-def bot() -> None:
-    """The fast bot: legal move 0, pong, exit on bye; parses nothing but two numbers."""
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
-        if b'"type":"turn"' in line:
-            found = ID.search(line)
-            assert found is not None
-            out.write(b'{"type":"move","id":' + found.group(1) + b',"index":0}\n')
-            out.flush()
-        elif b'"type":"ping"' in line:
-            nonce = NONCE.search(line)
-            assert nonce is not None
-            out.write(b'{"type":"pong","nonce":' + nonce.group(1) + b"}\n")
-            out.flush()
-        elif b'"type":"hello"' in line:
-            out.write(b'{"type":"ready","name":"fast","version":"1","protocol":1}\n')
-            out.flush()
-        elif b'"type":"bye"' in line:
-            return
-
-
-def cpu_model() -> str:
-    """The CPU model from /proc/cpuinfo, or what `platform` knows."""
-    info = Path("/proc/cpuinfo")
-    if info.exists():
-        for line in info.read_text(encoding="utf-8", errors="replace").splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "Model", "cpu model") and value.strip():
-                return value.strip()
-    return platform.processor() or platform.machine() or "unknown"
 
 
 def cores() -> int:
@@ -112,7 +78,7 @@ def league_config(
         "bot": [
             {
                 "name": f"fast{i}",
-                "command": [sys.executable, str(HERE), "--bot"],
+                "command": [sys.executable, str(HERE.parent / "fast_bot.py")],
                 "restart": restart,
             }
             for i in range(1, 5)
@@ -245,7 +211,6 @@ def show(f: Figures) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bot", action="store_true", help="run as the fast bot")
     parser.add_argument("--deals", type=int, default=50, help="league deals (x4 rotations)")
     parser.add_argument("--rounds", default="single", help="rules.rounds (default single)")
     parser.add_argument("--jobs", type=int, default=cores(), help="league games at once")
@@ -260,14 +225,11 @@ def main() -> None:
         help="ledger sizes at which to time one progress update (empty: skip)",
     )
     args = parser.parse_args()
-    if args.bot:
-        bot()
-        return
     sys.path.insert(0, str(HERE.parents[1]))
 
     print(f"machine: {platform.platform()}; {cpu_model()}; {cores()} cores")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")
-    print("bots:    4 x `bench_league.py --bot` (legal move 0, answers ping)")
+    print("bots:    4 x bench/fast_bot.py (legal move 0, answers ping)")
     print(f"rules:   standard, double-12, 4 players, rounds = {args.rounds!r}")
     print()
     header = (
@@ -325,7 +287,7 @@ def main() -> None:
         )
         for f in (reuse, always):
             print(
-                f"  {f.label}: progress updates (standings recomputed after each game) took "
+                f"  {f.label}: progress updates (one per recorded game) took "
                 f"{f.probe.update_s:.2f} s in all, worst {f.probe.update_worst_s * 1000:.1f} ms"
             )
     if not args.skip_concurrent:

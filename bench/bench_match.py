@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import trio
+from _machine import cpu_model
 
 from protocol.messages import TimeControl
 from referee.process import BotSpec, start_bot
@@ -23,16 +24,6 @@ from referee.rules import preset
 from referee.runner import run_game
 
 HERE = Path(__file__).resolve().parent
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 async def raw_round_trip(lines: int, size: int) -> float:

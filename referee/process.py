@@ -217,8 +217,9 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     Run `watch()` in a nursery to learn when the bot exits. A command that does
     not exist or cannot be executed raises `OSError` here.
     """
-    if not _findable(spec):
-        raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program (looked in PATH)")
+    if not findable(spec):
+        where = "" if "/" in spec.argv[0] else " (looked in PATH)"
+        raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program{where}")
     env = dict(os.environ)
     env.update(spec.env)
     env.setdefault("PYTHONUNBUFFERED", "1")
@@ -250,7 +251,8 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     return BotProcess(spec, process, stderr_path, trio.socket.from_stdlib_socket(ours))
 
 
-def _findable(spec: BotSpec) -> bool:
+def findable(spec: BotSpec) -> bool:
+    """True when the program of `spec` exists and may be executed."""
     program = spec.argv[0]
     if "/" in program:
         path = Path(spec.cwd or ".") / program

@@ -18,7 +18,7 @@ from typing import Any
 from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 
 from ..faults import Policy
-from ..process import BotSpec, Limits, _findable
+from ..process import BotSpec, Limits, findable
 from ..rules import Rules, RulesError, preset
 
 FORMATS = ("round-robin", "gauntlet")
@@ -223,7 +223,7 @@ def parse_config(
             files=_opt_int(raw, "max_files", key),
         )
         spec = BotSpec(name=name, argv=argv, cwd=cwd, env=dict(env), limits=limits)
-        if check_programs and not _findable(spec):
+        if check_programs and not findable(spec):
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
             )

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test bench lint typecheck browser clean
+.PHONY: demo test bench lint typecheck system-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,20 +31,26 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict
 
-# The replay page is tested in a real headless browser: Debian's chromium, installed
-# here when missing (as root, or with sudo).
-browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+# The replay page is tested in a real headless browser (Debian's chromium) and the
+# sandbox with bubblewrap: both are installed here when missing (as root, or with sudo).
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	if [ -n "$$missing" ]; then \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	  $$SUDO apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
 
-test: lint typecheck browser
+test: lint typecheck system-deps
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_match.py
+	$(BIN)/python bench/bench_league.py
+	$(BIN)/python bench/bench_sandbox.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis league-out

@@ -153,7 +153,14 @@ def schema_cmd(output: str | None) -> None:
 @click.option("--startup-ms", type=int, default=10000, show_default=True, help="Time to ready.")
 @click.option("--name", default=None, help="Name for the bot in the report.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["none", "bwrap"]),
+    default=None,
+    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
+)
 def check_bot_cmd(
+    sandbox: str | None,
     rules_names: tuple[str, ...],
     full: bool,
     move_ms: int,
@@ -177,7 +184,14 @@ def check_bot_cmd(
     argv = tuple(command)
     if len(argv) == 1 and " " in argv[0]:
         argv = tuple(shlex.split(argv[0]))
-    spec = BotSpec(name=name or argv[0], argv=argv)
+    spec = BotSpec(name=name or argv[0], argv=argv, sandbox=sandbox or "none")
+    if spec.sandbox == "bwrap":
+        from .sandbox import check_bwrap
+
+        problem = check_bwrap()
+        click.echo(f"sandbox bwrap: {'works on this machine' if problem is None else problem}")
+        if problem is not None:
+            sys.exit(1)
     plan = battery(rules_names or None, full_games=full)
     time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
     stderr_path = stderr_file()
@@ -248,6 +262,12 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["none", "bwrap"]),
+    default=None,
+    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
+)
 @click.option(
     "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
 )
@@ -327,6 +347,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 )
 @_time_options
 def play_cmd(
+    sandbox: str | None,
     bots: tuple[str, ...],
     rules_name: str,
     sets: tuple[str, ...],
@@ -375,11 +396,18 @@ def play_cmd(
         output_cap=max_output_kb * 1024 if max_output_kb else None,
         seat_logs=seat_logs,
         bot_seed_key=bot_seed_key,
+        sandbox=sandbox or "none",
     )
 
 
 @main.command("league")
 @click.argument("config_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--sandbox",
+    type=click.Choice(["none", "bwrap"]),
+    default=None,
+    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
+)
 @click.option(
     "--jobs",
     "-j",
@@ -402,6 +430,7 @@ def play_cmd(
     help="Print the standings after every N games.",
 )
 def league_cmd(
+    sandbox: str | None,
     config_file: str,
     jobs: int | None,
     out: str | None,
@@ -417,7 +446,7 @@ def league_cmd(
     from .league.run import print_standings, run_league
 
     try:
-        config = load_config(Path(config_file), out=Path(out) if out else None)
+        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
     except ConfigError as exc:
         fail(str(exc))
     console = wide_console()

@@ -46,12 +46,13 @@ def play_from_cli(
     output_cap: int | None = None,
     seat_logs: bool = False,
     bot_seed_key: str | None = None,
+    sandbox: str = "none",
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
-            spec = parse_bot(text, i)
+            spec = replace(parse_bot(text, i), sandbox=sandbox)
             specs.append(replace(spec, limits=limits) if limits is not None else spec)
         except ValueError as exc:
             fail(str(exc))

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ import trio
 
 from .connection import Connection
 from .faults import FaultKind
+from .sandbox import SandboxError, bwrap_argv
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class BotSpec:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    sandbox: str = "none"  # or "bwrap": see referee.sandbox
 
     @property
     def command(self) -> str:
@@ -100,6 +103,7 @@ class BotProcess:
         self.control = control
         self.returncode: int | None = None  # the bot's own exit status, from the keeper
         self.start_error: str | None = None
+        self.scratch: Path | None = None  # the sandbox's writable folder, if sandboxed
         self._control_buffer = b""
         self.exited = trio.Event()
         assert process.stdin is not None and process.stdout is not None
@@ -208,6 +212,8 @@ class BotProcess:
             await self.process.wait()
             self.control.close()
             await self.connection.aclose()
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
         return self.returncode
 
 
@@ -223,6 +229,16 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     env = dict(os.environ)
     env.update(spec.env)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    argv = list(spec.argv)
+    scratch: Path | None = None
+    if spec.sandbox == "bwrap":
+        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(spec.name).name)
+        scratch = Path(tempfile.mkdtemp(prefix=f"bot-{safe}-"))
+        try:
+            argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env)
+        except SandboxError as exc:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise OSError(str(exc)) from None
     ours, theirs = socket.socketpair()
     try:
         process = await trio.lowlevel.open_process(
@@ -233,7 +249,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
                 str(theirs.fileno()),
                 *spec.limits.keeper_args(),
                 "--",
-                *spec.argv,
+                *argv,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -248,7 +264,9 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
         raise
     finally:
         theirs.close()
-    return BotProcess(spec, process, stderr_path, trio.socket.from_stdlib_socket(ours))
+    bot = BotProcess(spec, process, stderr_path, trio.socket.from_stdlib_socket(ours))
+    bot.scratch = scratch
+    return bot
 
 
 def findable(spec: BotSpec) -> bool:

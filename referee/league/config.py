@@ -20,6 +20,7 @@ from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 from ..faults import Policy
 from ..process import BotSpec, Limits, findable
 from ..rules import Rules, RulesError, preset
+from ..sandbox import SANDBOXES
 
 FORMATS = ("round-robin", "gauntlet")
 _LEAGUE_KEYS = {
@@ -49,6 +50,7 @@ _BOT_KEYS = {
     "token",
     "token_env",
     "token_file",
+    "sandbox",
 }
 _TOKEN_KEYS = ("token", "token_env", "token_file")
 _TIME_KEYS = {"startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms"}
@@ -149,7 +151,11 @@ def _unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
 
 
 def load_config(
-    path: Path, *, out: Path | None = None, check_programs: bool = True
+    path: Path,
+    *,
+    out: Path | None = None,
+    check_programs: bool = True,
+    sandbox: str | None = None,
 ) -> LeagueConfig:
     """Read and check LEAGUE.toml; `ConfigError` names the first problem."""
     try:
@@ -158,14 +164,20 @@ def load_config(
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, path, out=out, check_programs=check_programs)
+    return parse_config(data, path, out=out, check_programs=check_programs, sandbox=sandbox)
 
 
 def parse_config(
-    data: dict[str, Any], path: Path, *, out: Path | None = None, check_programs: bool = True
+    data: dict[str, Any],
+    path: Path,
+    *,
+    out: Path | None = None,
+    check_programs: bool = True,
+    sandbox: str | None = None,
 ) -> LeagueConfig:
-    """Check a parsed LEAGUE.toml (see `load_config`)."""
+    """Check a parsed LEAGUE.toml (see `load_config`); `sandbox` overrides every bot's."""
     _unknown(data, _TOP_KEYS, "")
+    sandbox_override = sandbox
     league = _expect(data.get("league", {}), dict, "league", "a table")
     _unknown(league, _LEAGUE_KEYS, "league")
     base = path.resolve().parent
@@ -222,7 +234,10 @@ def parse_config(
             cpu_s=_opt_int(raw, "cpu_s", key),
             files=_opt_int(raw, "max_files", key),
         )
-        spec = BotSpec(name=name, argv=argv, cwd=cwd, env=dict(env), limits=limits)
+        sandbox = sandbox_override or raw.get("sandbox", "none")
+        if sandbox not in SANDBOXES:
+            raise ConfigError(f"{key}.sandbox: {sandbox!r}; expected one of {', '.join(SANDBOXES)}")
+        spec = BotSpec(name=name, argv=argv, cwd=cwd, env=dict(env), limits=limits, sandbox=sandbox)
         if check_programs and not findable(spec):
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"

@@ -20,6 +20,7 @@ from protocol import messages as m
 from .. import __version__
 from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
+from ..sandbox import empty_scratch
 from ..server import BotServer, TcpSession
 from ..session import StartupError, goodbye, handshake, ping
 from ..wire import rules_info
@@ -120,6 +121,8 @@ class BotPool:
                 await self.server.end(proc, polite=healthy)
             return
         if healthy and bot.restart != "always" and proc.returncode is None:
+            if proc.scratch is not None:
+                empty_scratch(proc.scratch)  # nothing carries over from one game to the next
             self.idle[bot.name].append(proc)
             return
         await self._end(proc, polite=healthy)

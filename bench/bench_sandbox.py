@@ -1,0 +1,105 @@
+"""What the bubblewrap sandbox costs: bot start-up time and per-decision latency,
+with and without it, side by side. Target: under 20 ms added at start-up and no
+measurable cost per decision. Run: python bench/bench_sandbox.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+from _machine import cpu_model
+
+from protocol import messages as m
+from referee.match import Decision, Recorder
+from referee.process import BotSpec, start_bot
+from referee.rules import State, preset
+from referee.runner import run_game
+from referee.sandbox import check_bwrap
+from referee.session import goodbye, handshake
+from referee.wire import rules_info
+
+HERE = Path(__file__).resolve().parent
+BOT = (sys.executable, str(HERE / "fast_bot.py"))
+
+
+async def startup_ms(sandbox: str, count: int) -> list[float]:
+    """Milliseconds from starting a bot to its `ready`, `count` times."""
+    rules = preset("standard")
+    hello = m.Hello(referee="bench", players=4, rules=rules_info(rules), time=m.TimeControl())
+    out = []
+    for _ in range(count):
+        began = time.perf_counter()
+        bot = await start_bot(BotSpec("fast", BOT, sandbox=sandbox))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.connection.writer)
+            nursery.start_soon(bot.watch)
+            await handshake(bot.connection, hello, 10)
+            out.append((time.perf_counter() - began) * 1000)
+            await goodbye(bot.connection)
+            await bot.stop()
+            nursery.cancel_scope.cancel()
+    return out
+
+
+class _Latencies(Recorder):
+    def __init__(self) -> None:
+        self.values: list[float] = []
+
+    def decision(self, record: Decision, state: State) -> None:
+        if record.latency_ms is not None:
+            self.values.append(record.latency_ms)
+
+
+async def decision_ms(sandbox: str, games: int, folder: Path) -> list[float]:
+    """Per-decision latencies over `games` games between four fast bots."""
+    latencies = _Latencies()
+    for seed in range(games):
+        await run_game(
+            [BotSpec("fast", BOT, sandbox=sandbox)] * 4,
+            preset("standard"),
+            seed,
+            game_id=f"b{seed}",
+            time=m.TimeControl(move_ms=5000, bank_ms=60000),
+            log_path=folder / f"{sandbox}-{seed}.jsonl",
+            recorder=latencies,
+            bot_seed_key=b"bench",
+        )
+    return latencies.values
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--games", type=int, default=2)
+    args = parser.parse_args()
+    problem = check_bwrap()
+    if problem is not None:
+        sys.exit(f"bench_sandbox: bubblewrap cannot sandbox here: {problem}")
+    print(f"machine: {cpu_model()}; Python {sys.version.split()[0]}")
+    print(f"{'':28s} {'none':>10s} {'bwrap':>10s} {'added':>10s}")
+    starts = {s: trio.run(startup_ms, s, args.starts) for s in ("none", "bwrap")}
+    med = {s: statistics.median(v) for s, v in starts.items()}
+    print(
+        f"{'start-up to ready, median ms':28s} {med['none']:10.1f} {med['bwrap']:10.1f} "
+        f"{med['bwrap'] - med['none']:10.1f}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        lat = {s: trio.run(decision_ms, s, args.games, Path(tmp)) for s in ("none", "bwrap")}
+    for label, fn in (
+        ("decision latency, mean ms", statistics.fmean),
+        ("decision latency, median ms", statistics.median),
+    ):
+        a, b = fn(lat["none"]), fn(lat["bwrap"])
+        print(f"{label:28s} {a:10.3f} {b:10.3f} {b - a:10.3f}")
+    print(f"decisions measured: {len(lat['none'])} and {len(lat['bwrap'])}")
+    print("target: under 20 ms added at start-up, no measurable cost per decision")
+
+
+if __name__ == "__main__":
+    main()

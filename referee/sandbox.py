@@ -81,7 +81,9 @@ def bwrap_argv(
             "sandbox bwrap: bubblewrap is not installed (Debian: apt-get install bubblewrap)"
         )
     folder = str(Path(cwd or ".").resolve())
-    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_binds()]
+    # An empty /tmp first: every later bind (the interpreter, the bot's folder) may live
+    # under /tmp and must show through it.
+    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_binds(), "--tmpfs", "/tmp"]
     # The bot's own folder: that of the program and of the script an interpreter runs
     # (the first two words of its command), read-only. Later arguments are not followed: a
     # path to the game log must not bind the log's folder. The working folder itself is
@@ -98,7 +100,6 @@ def bwrap_argv(
             args += ["--ro-bind", str(root), str(root)]
     for extra in extra_ro:
         args += ["--ro-bind", extra, extra]
-    args += ["--tmpfs", "/tmp"]  # first, so that a bot's own folder under /tmp shows through
     for path in own:
         args += ["--ro-bind", path, path]
     args += [

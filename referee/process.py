@@ -106,6 +106,7 @@ class BotProcess:
         self.scratch: Path | None = None  # the sandbox's writable folder, if sandboxed
         self._control_buffer = b""
         self.exited = trio.Event()
+        self.stderr_done = trio.Event()  # set once the bot's stderr is closed and copied
         assert process.stdin is not None and process.stdout is not None
         self.connection = Connection(process.stdin, process.stdout, name=spec.name)
 
@@ -143,14 +144,15 @@ class BotProcess:
         finally:
             if handle is not None:
                 handle.close()
+            self.stderr_done.set()
 
     async def watch(self) -> None:
         """Read the keeper's reports until it closes: the bot's exit, or why it did not start."""
         while self.returncode is None:
             try:
                 data = await self.control.recv(4096)
-            except OSError:
-                return
+            except (OSError, trio.ClosedResourceError):
+                return  # stop() closed the socket: nothing more to learn
             if not data:
                 return
             self._control_buffer += data
@@ -177,20 +179,45 @@ class BotProcess:
         """After the bot's output ended: a crash, or a resource limit that killed it."""
         note = await self.exit_note()
         code = self.returncode
+        limits = self.spec.limits
         if (
             code is not None
-            and self.spec.limits.cpu_s is not None
+            and limits.cpu_s is not None
             and code
             in (
                 -signal.SIGXCPU,
                 -signal.SIGKILL,
             )
         ):
+            return FaultKind.RESOURCE_LIMIT, f"{note} at the CPU limit of {limits.cpu_s} s"
+        if code not in (None, 0) and limits.memory_mb is not None:
+            with trio.move_on_after(0.5):
+                await self.stderr_done.wait()  # its last words may still be on their way
+        if code not in (None, 0) and limits.memory_mb is not None and self._out_of_memory():
             return (
                 FaultKind.RESOURCE_LIMIT,
-                f"{note} at the CPU limit of {self.spec.limits.cpu_s} s",
+                f"{note}: out of memory at the {limits.memory_mb} MB limit",
             )
         return FaultKind.CRASH, note
+
+    def _out_of_memory(self) -> bool:
+        # A failed allocation shows only in what the bot said last: Python's MemoryError,
+        # C++'s std::bad_alloc, malloc's ENOMEM, Node's heap message.
+        if self.stderr_path is None or not self.stderr_path.exists():
+            return False
+        with self.stderr_path.open("rb") as handle:
+            handle.seek(max(0, self.stderr_path.stat().st_size - 8192))
+            tail = handle.read()
+        return any(
+            sign in tail
+            for sign in (
+                b"MemoryError",
+                b"bad_alloc",
+                b"Cannot allocate memory",
+                b"out of memory",
+                b"JavaScript heap out of memory",
+            )
+        )
 
     async def wait(self) -> int | None:
         """Wait for the bot (not the keeper) to exit; its status."""

@@ -263,8 +263,8 @@ CASES = [
     Case(
         "memory_hog",
         ("512",),
-        fault="crash",  # a failed allocation ends a Python bot with status 1: a crash
-        evidence="exit status 1",
+        fault="resource_limit",  # its MemoryError under the limit is told from a crash
+        evidence="out of memory at the 100 MB limit",
         limits=Limits(memory_mb=100),
         check=memory_error_in_stderr,
     ),

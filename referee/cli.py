@@ -480,6 +480,12 @@ def league_cmd(
 
 
 @main.command("serve")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["none", "bwrap"]),
+    default=None,
+    help="Run every bot the referee starts in this sandbox (bwrap: bubblewrap).",
+)
 @click.argument("config_file", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -490,6 +496,7 @@ def league_cmd(
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
 def serve_cmd(
+    sandbox: str | None,
     config_file: str,
     host: str,
     port: int,
@@ -512,7 +519,7 @@ def serve_cmd(
 
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
     try:
-        config = load_config(Path(config_file), out=Path(out) if out else None)
+        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
     except ConfigError as exc:
         fail(str(exc))
     console = wide_console()

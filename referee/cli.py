@@ -54,6 +54,14 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]
             yield exc
 
 
+sandbox_option = click.option(
+    "--sandbox",
+    type=click.Choice(["none", "bwrap"]),
+    default=None,
+    help="Run every bot the referee starts in this sandbox (bwrap: bubblewrap; see README).",
+)
+
+
 def wide_console() -> Console:
     """A console for wide tables: the terminal's width, or 150 columns when piped."""
     console = Console()
@@ -153,12 +161,7 @@ def schema_cmd(output: str | None) -> None:
 @click.option("--startup-ms", type=int, default=10000, show_default=True, help="Time to ready.")
 @click.option("--name", default=None, help="Name for the bot in the report.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option(
-    "--sandbox",
-    type=click.Choice(["none", "bwrap"]),
-    default=None,
-    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
-)
+@sandbox_option
 def check_bot_cmd(
     sandbox: str | None,
     rules_names: tuple[str, ...],
@@ -262,12 +265,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True)
-@click.option(
-    "--sandbox",
-    type=click.Choice(["none", "bwrap"]),
-    default=None,
-    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
-)
+@sandbox_option
 @click.option(
     "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
 )
@@ -402,12 +400,7 @@ def play_cmd(
 
 @main.command("league")
 @click.argument("config_file", type=click.Path(dir_okay=False))
-@click.option(
-    "--sandbox",
-    type=click.Choice(["none", "bwrap"]),
-    default=None,
-    help="Run every bot in this sandbox (bwrap: bubblewrap; see README).",
-)
+@sandbox_option
 @click.option(
     "--jobs",
     "-j",
@@ -480,12 +473,7 @@ def league_cmd(
 
 
 @main.command("serve")
-@click.option(
-    "--sandbox",
-    type=click.Choice(["none", "bwrap"]),
-    default=None,
-    help="Run every bot the referee starts in this sandbox (bwrap: bubblewrap).",
-)
+@sandbox_option
 @click.argument("config_file", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(

@@ -6,16 +6,21 @@ wrong and exit with status 2; nothing here holds game logic.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
-from collections.abc import Awaitable, Callable, Iterator
-from typing import NoReturn, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import click
 from rich.console import Console
 
 from . import selfplay as selfplay_mod
 from .rules import PRESET_SOURCES, PRESETS, VARIANTS, RulesError, preset, to_toml
+
+if TYPE_CHECKING:
+    from .league.cluster import Cluster
+    from .league.standings import Standings
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
@@ -60,6 +65,38 @@ sandbox_option = click.option(
     default=None,
     help="Run every bot the referee starts in this sandbox (bwrap: bubblewrap; see README).",
 )
+
+
+cluster_option = click.option(
+    "--cluster",
+    metavar="local:N|ADDRESS",
+    default=None,
+    help="Run games on a Dask cluster: local:N starts N worker processes here, "
+    "tcp://HOST:8786 uses a running scheduler.",
+)
+
+
+@contextlib.asynccontextmanager
+async def open_cluster(target: str | None, jobs: int) -> AsyncIterator[Cluster | None]:
+    """The cluster of --cluster, closed on the way out; None without the option.
+
+    A local:N cluster gives each worker its share of --jobs as task threads.
+    (`referee.league.cluster` imports Dask only inside `Cluster.open`.)"""
+    if target is None:
+        yield None
+        return
+    import trio
+
+    from .league.cluster import LOCAL, Cluster
+
+    local = LOCAL.fullmatch(target)
+    threads = max(1, -(-jobs // int(local[1]))) if local and int(local[1]) else 1
+    opened = await trio.to_thread.run_sync(Cluster.open, target, threads)
+    try:
+        yield opened
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(opened.close)
 
 
 def wide_console() -> Console:
@@ -415,6 +452,7 @@ def play_cmd(
     help="Output folder (default: league.out of the file).",
 )
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@cluster_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
 @click.option(
     "--report-every",
@@ -428,37 +466,47 @@ def league_cmd(
     jobs: int | None,
     out: str | None,
     resume: bool,
+    cluster: str | None,
     quiet: bool,
     report_every: int,
 ) -> None:
-    """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]."""
+    """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
+    [--cluster local:N | tcp://HOST:PORT]."""
     from pathlib import Path
 
+    from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, default_jobs, load_config
     from .league.ledger import LedgerError
     from .league.run import print_standings, run_league
 
     try:
         config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
-    except ConfigError as exc:
+        if cluster is not None:
+            check_target(cluster)
+    except (ConfigError, ClusterError) as exc:
         fail(str(exc))
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
     resume_cmd = shlex.join(
         ["referee", "league", config_file, "--out", str(config.out), "--resume"]
+        + (["--cluster", cluster] if cluster else [])
     )
-    try:
-        standings = run_trio(
-            lambda: run_league(
+
+    async def league() -> Standings:
+        async with open_cluster(cluster, workers) as dask:
+            return await run_league(
                 config,
                 jobs=workers,
                 resume=resume,
                 console=console,
                 quiet=quiet,
                 report_every=report_every,
+                cluster=dask,
             )
-        )
-    except LedgerError as exc:
+
+    try:
+        standings = run_trio(league)
+    except (LedgerError, ClusterError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo(
@@ -502,7 +550,6 @@ def serve_cmd(
     from .league.config import ConfigError, default_jobs, load_config
     from .league.ledger import LedgerError
     from .league.run import print_standings
-    from .league.standings import Standings
     from .server import serve_league
 
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")

@@ -51,11 +51,13 @@ _BOT_KEYS = {
     "token_env",
     "token_file",
     "sandbox",
+    "resources",
 }
 _TOKEN_KEYS = ("token", "token_env", "token_file")
 _TIME_KEYS = {"startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms"}
 _SERVER_KEYS = {"max_connections", "handshake_ms", "max_line", "idle_ms"}
-_TOP_KEYS = {"league", "rules", "time", "bot", "server"}
+_CLUSTER_KEYS = {"bot_root"}
+_TOP_KEYS = {"league", "rules", "time", "bot", "server", "cluster"}
 
 
 class ConfigError(ValueError):
@@ -70,6 +72,8 @@ class BotEntry:
     restart: str = "never"  # "always": a fresh process for every game
     transport: str = "stdio"  # "tcp": the bot connects to `referee serve`
     token: str | None = field(default=None, repr=False)  # tcp only; never printed
+    # What a worker of a cluster must offer to run this bot (Dask worker resources).
+    resources: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def tcp(self) -> bool:
@@ -114,6 +118,8 @@ class LeagueConfig:
     jobs: int | None = None
     bot_seed_key: bytes | None = None  # pins the bots' own seeds across fresh runs
     server: ServerLimits = field(default_factory=ServerLimits)
+    bot_root: str | None = None  # the league file's folder as cluster workers see it
+    sandbox_override: str | None = None  # --sandbox, for workers that parse the file again
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def fingerprint(self) -> str:
@@ -174,13 +180,26 @@ def parse_config(
     out: Path | None = None,
     check_programs: bool = True,
     sandbox: str | None = None,
+    base: Path | None = None,
+    tokens: bool = True,
 ) -> LeagueConfig:
-    """Check a parsed LEAGUE.toml (see `load_config`); `sandbox` overrides every bot's."""
+    """Check a parsed LEAGUE.toml (see `load_config`); `sandbox` overrides every bot's.
+
+    Relative paths are taken from `base`, by default the file's folder; a cluster
+    worker gives its `bot_root` instead. With `tokens` false the tokens of tcp bots
+    are not read (a worker never plays them)."""
     _unknown(data, _TOP_KEYS, "")
     sandbox_override = sandbox
     league = _expect(data.get("league", {}), dict, "league", "a table")
     _unknown(league, _LEAGUE_KEYS, "league")
-    base = path.resolve().parent
+    cluster = _expect(data.get("cluster", {}), dict, "cluster", "a table")
+    _unknown(cluster, _CLUSTER_KEYS, "cluster")
+    bot_root = cluster.get("bot_root")
+    if bot_root is not None:
+        _expect(bot_root, str, "cluster.bot_root", "a folder")
+        if not Path(bot_root).is_absolute():
+            raise ConfigError(f"cluster.bot_root: {bot_root!r} must be an absolute path")
+    base = base if base is not None else path.resolve().parent
 
     bots_raw = _expect(data.get("bot", []), list, "bot", "an array of [[bot]] tables")
     if len(bots_raw) < 2:
@@ -201,7 +220,7 @@ def parse_config(
         if transport not in ("stdio", "tcp"):
             raise ConfigError(f'{key}.transport: expected "stdio" or "tcp", got {transport!r}')
         if transport == "tcp":
-            bots.append(_tcp_bot(raw, key, name, base))
+            bots.append(_tcp_bot(raw, key, name, base, tokens))
             continue
         for token_key in _TOKEN_KEYS:
             if token_key in raw:
@@ -242,7 +261,7 @@ def parse_config(
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
             )
-        bots.append(BotEntry(spec=spec, restart=restart))
+        bots.append(BotEntry(spec=spec, restart=restart, resources=_resources(raw, key)))
 
     rules_raw = dict(_expect(data.get("rules", {}), dict, "rules", "a table"))
     preset_name = _expect(rules_raw.pop("preset", "standard"), str, "rules.preset", "a preset name")
@@ -333,15 +352,28 @@ def parse_config(
         jobs=jobs,
         bot_seed_key=bot_seed_key,
         server=server,
+        bot_root=bot_root,
+        sandbox_override=sandbox_override,
         raw=data,
     )
 
 
-def _tcp_bot(raw: dict[str, Any], key: str, name: str, base: Path) -> BotEntry:
+def _resources(raw: dict[str, Any], key: str) -> dict[str, float]:
+    """`resources = { GPU = 1 }`: what a cluster worker must offer (positive amounts)."""
+    table = _expect(raw.get("resources", {}), dict, f"{key}.resources", "a table of amounts")
+    out: dict[str, float] = {}
+    for name, amount in table.items():
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount <= 0:
+            raise ConfigError(f"{key}.resources.{name}: expected a positive amount, got {amount!r}")
+        out[name] = float(amount)
+    return out
+
+
+def _tcp_bot(raw: dict[str, Any], key: str, name: str, base: Path, tokens: bool) -> BotEntry:
     """A `transport = "tcp"` bot: no command, exactly one source for its token.
 
     Error messages name the key, never the token."""
-    for k in ("command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files"):
+    for k in ("command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files", "resources"):
         if k in raw:
             raise ConfigError(f'{key}.{k}: not used with transport = "tcp"')
     given = [k for k in _TOKEN_KEYS if k in raw]
@@ -349,6 +381,8 @@ def _tcp_bot(raw: dict[str, Any], key: str, name: str, base: Path) -> BotEntry:
         raise ConfigError(f"{key}: a tcp bot needs exactly one of token, token_env, token_file")
     source = given[0]
     value = _expect(raw[source], str, f"{key}.{source}", "a string")
+    if not tokens:
+        return BotEntry(spec=BotSpec(name=name, argv=()), transport="tcp")
     if source == "token":
         token = value
     elif source == "token_env":

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS games (
     log_path TEXT NOT NULL,
     finished TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS placements (idx INTEGER PRIMARY KEY, worker TEXT NOT NULL);
 """
 
 
@@ -121,8 +122,10 @@ class Ledger:
         """Schedule indexes of the recorded games."""
         return {r[0] for r in self.db.execute("SELECT idx FROM games")}
 
-    def record(self, rec: Record) -> bool:
-        """Insert one finished game in its own transaction; False if it was already there."""
+    def record(self, rec: Record, worker: str | None = None) -> bool:
+        """Insert one finished game in its own transaction; False if it was already there.
+
+        `worker`: the cluster worker that played it, kept in `placements`."""
         values = [
             json.dumps(getattr(rec, name)) if name in _JSON_FIELDS else getattr(rec, name)
             for name in Record.__dataclass_fields__
@@ -132,9 +135,15 @@ class Ledger:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.execute(f"INSERT INTO games VALUES ({marks})", values)
+                if worker is not None:
+                    self.db.execute("INSERT INTO placements VALUES (?, ?)", (rec.idx, worker))
         except sqlite3.IntegrityError:
             return False
         return True
+
+    def placements(self) -> dict[int, str]:
+        """The cluster worker of each game played on a cluster, by schedule index."""
+        return dict(self.db.execute("SELECT idx, worker FROM placements"))
 
     def records(self) -> list[Record]:
         """Every recorded game, in schedule order."""

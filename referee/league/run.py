@@ -8,12 +8,16 @@ A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import os
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
@@ -29,6 +33,10 @@ from .ledger import Ledger, Record
 from .pool import Bot, BotPool
 from .schedule import Scheduled, schedule
 from .standings import Standings, compute, head_table, rich_table, write_files
+
+if TYPE_CHECKING:  # Dask is imported only with --cluster
+    from .cluster import Cluster
+    from .remote import Done
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +72,16 @@ class Progressed:
 
 
 async def play_scheduled(
-    config: LeagueConfig, game: Scheduled, pool: BotPool, logs: Path, bot_seed_key: bytes
+    config: LeagueConfig,
+    game: Scheduled,
+    pool: BotPool,
+    logs: Path,
+    bot_seed_key: bytes,
+    used: list[Bot] | None = None,
 ) -> Record:
-    """Play one scheduled game with pooled bots; its ledger record."""
+    """Play one scheduled game with pooled bots; its ledger record.
+
+    The processes the game had are added to `used`, if given."""
     entries = {b.name: b for b in config.bots}
     bots = [entries[name] for name in game.seats]
     procs: list[Bot | None] = []
@@ -75,6 +90,8 @@ async def play_scheduled(
     for i, bot in enumerate(bots):
         proc, why = await pool.acquire(bot)
         procs.append(proc)
+        if proc is not None and used is not None:
+            used.append(proc)
         if proc is None:
             seats.append(Seat(name=bot.name))
             early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
@@ -163,10 +180,20 @@ async def run_league(
     report_every: int = 0,
     on_record: Callable[[Record], None] | None = None,
     server: BotServer | None = None,
+    cluster: Cluster | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
-    TCP bots come from `server` (see `referee.server.serve_league`)."""
+    TCP bots come from `server` (see `referee.server.serve_league`). With a
+    `cluster`, games without a TCP seat run on its workers (see `cluster`) and
+    `jobs` is the number of games with a TCP seat played here at once."""
+    blob = None
+    if cluster is not None:
+        from .remote import league_blob
+
+        blob = league_blob(config)
+        remote_games = [g for g in schedule(config) if not _has_tcp(config, g)]
+        await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
@@ -183,6 +210,10 @@ async def run_league(
         games = schedule(config)
         done = ledger.done()
         todo = [g for g in games if g.index not in done]
+        remote: list[Scheduled] = []
+        if cluster is not None:
+            remote = [g for g in todo if not _has_tcp(config, g)]
+            todo = [g for g in todo if _has_tcp(config, g)]
         names = [b.name for b in config.bots]
         counters = Progressed(done=len(done))
         progress = Progress(
@@ -203,11 +234,19 @@ async def run_league(
             task = progress.add_task(
                 config.name, total=len(games), completed=len(done), faults=0, leader="-"
             )
+            update = partial(
+                _update, progress, task, counters, ledger, names, console, report_every, config.name
+            )
             async with trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
-                        for _ in range(max(1, min(jobs, len(todo)))):
+                        if cluster is not None and blob is not None and remote:
+                            deliver = partial(
+                                _deliver, logs, stderr_dir, ledger, counters, update, on_record
+                            )
+                            workers.start_soon(cluster.play, blob, remote, key, config, deliver)
+                        for _ in range(min(jobs, len(todo))):
                             workers.start_soon(
                                 _worker,
                                 config,
@@ -217,16 +256,7 @@ async def run_league(
                                 key,
                                 ledger,
                                 counters,
-                                lambda: _update(
-                                    progress,
-                                    task,
-                                    counters,
-                                    ledger,
-                                    names,
-                                    console,
-                                    report_every,
-                                    config.name,
-                                ),
+                                update,
                                 on_record,
                             )
                         receive.close()
@@ -261,6 +291,46 @@ async def _worker(
                 if on_record is not None:
                     on_record(record)
             update()
+
+
+def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
+    """A game with a TCP seat is played here, where the connections are."""
+    tcp = {b.name for b in config.bots if b.tcp}
+    return any(name in tcp for name in game.seats)
+
+
+def _deliver(
+    logs: Path,
+    stderr_dir: Path,
+    ledger: Ledger,
+    counters: Progressed,
+    update: Callable[[], None],
+    on_record: Callable[[Record], None] | None,
+    game: Scheduled,
+    done: Done,
+) -> None:
+    """Write a game played on a cluster worker: its log (whole, or not at all), the
+    stderr its bots wrote, then its ledger row. A game already recorded is skipped."""
+    from .cluster import worker_tag
+
+    log_path = logs / f"{game.game_id}.jsonl"
+    part = log_path.with_name(f".{log_path.name}.part")
+    with part.open("wb") as handle:
+        handle.write(done.log)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(part, log_path)
+    tag = worker_tag(done.worker)
+    for piece in done.stderr:
+        stem = piece.process.removesuffix(".stderr")
+        with (stderr_dir / f"{stem}@{tag}.stderr").open("ab") as handle:
+            handle.write(piece.data)
+    record = dataclasses.replace(done.record, log_path=str(log_path))
+    if ledger.record(record, worker=done.worker):
+        counters.add(record)
+        if on_record is not None:
+            on_record(record)
+    update()
 
 
 def _update(

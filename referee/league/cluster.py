@@ -1,0 +1,271 @@
+"""Leagues on a Dask cluster: the coordinator's side (`referee league --cluster`).
+
+The coordinator keeps everything that must be single: the schedule, the ledger,
+the standings, the progress bar and resume. Each game whose seats are all
+started by the referee becomes one Dask task (`remote.run_job`); the worker
+that runs it starts the bots, plays the whole game with the same referee code
+and returns the record and the log, which the coordinator writes: the log
+first, then the ledger row, so a game is recorded once whatever retries the
+scheduler made (the schedule index is the ledger's primary key).
+
+A worker lost in the middle of a game takes its bots with it (their keepers
+see the worker's sockets close); the scheduler runs the game again elsewhere.
+Games with a TCP seat are played on the coordinator, which holds the
+connections.
+
+This module is imported only when `--cluster` is given; `distributed` is the
+optional extra `[cluster]`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from .config import LeagueConfig
+from .remote import Done, LeagueBlob, check_worker, decode_done, encode_job, run_job
+from .schedule import Scheduled
+
+log = logging.getLogger(__name__)
+
+LOCAL = re.compile(r"local:(\d+)")
+ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?[\w.\-\[\]:]+:\d+")
+WAIT_FOR_WORKERS_S = 30.0
+
+
+class ClusterError(Exception):
+    """The cluster cannot run this league; the message says why, in one line."""
+
+
+def check_target(text: str) -> str:
+    """`local:N` or a scheduler address; ClusterError otherwise."""
+    local = LOCAL.fullmatch(text)
+    if local:
+        if int(local[1]) < 1:
+            raise ClusterError(f"--cluster {text}: a local cluster needs at least 1 worker")
+        return text
+    if ADDRESS.fullmatch(text):
+        return text
+    raise ClusterError(
+        f"--cluster {text!r}: expected local:N or a scheduler address like tcp://HOST:8786"
+    )
+
+
+@dataclass
+class Stats:
+    """Where the time went, for `bench/bench_cluster.py` and the closing line."""
+
+    games: int = 0
+    play_s: float = 0.0  # game time on the workers, summed
+    deliver_s: float = 0.0  # coordinator time writing logs and ledger rows
+    workers: set[str] = field(default_factory=set)
+
+
+class Cluster:
+    """A Dask client, and the local cluster it started if the target was `local:N`."""
+
+    def __init__(self, target: str, client: Any, local: Any | None) -> None:
+        self.target = target
+        self.client = client
+        self.local = local
+        self.stats = Stats()
+
+    @classmethod
+    def open(cls, target: str, threads_per_worker: int = 1) -> Cluster:
+        """Connect (blocking: call it in a thread). ClusterError when it cannot."""
+        check_target(target)
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ClusterError(
+                "--cluster needs Dask distributed: pip install 'mexican-train-referee[cluster]'"
+            ) from None
+        local = LOCAL.fullmatch(target)
+        if local:
+            cluster = LocalCluster(
+                n_workers=int(local[1]),
+                threads_per_worker=threads_per_worker,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            return cls(target, Client(cluster), cluster)
+        try:
+            client = Client(target, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"--cluster {target}: cannot reach the scheduler: {exc}") from None
+        try:
+            client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS_S)
+        except TimeoutError:
+            client.close()
+            raise ClusterError(
+                f"--cluster {target}: no worker joined the scheduler within "
+                f"{WAIT_FOR_WORKERS_S:.0f} s"
+            ) from None
+        return cls(target, client, None)
+
+    def close(self) -> None:
+        """Disconnect, and end the local cluster's workers (blocking)."""
+        try:
+            self.client.close(timeout=10)
+        finally:
+            if self.local is not None:
+                self.local.close(timeout=10)
+
+    def workers(self) -> dict[str, dict[str, Any]]:
+        """The workers the scheduler knows now, by address."""
+        info: dict[str, dict[str, Any]] = self.client.scheduler_info(n_workers=-1)["workers"]
+        return info
+
+    def threads(self) -> int:
+        """Task threads of every worker together."""
+        return sum(int(w.get("nthreads", 1)) for w in self.workers().values())
+
+    def check(self, config: LeagueConfig, blob: LeagueBlob, games: Sequence[Scheduled]) -> None:
+        """Before any game: every game's resources exist somewhere, and every worker
+        runs this referee and can start every bot. ClusterError names the first problem."""
+        workers = self.workers()
+        offered = [w.get("resources") or {} for w in workers.values()]
+        index = {b.name: i for i, b in enumerate(config.bots)}
+        seen: set[tuple[tuple[str, float], ...]] = set()
+        for game in games:
+            need = needs(config, game.seats)
+            key = tuple(sorted(need.items()))
+            if not need or key in seen:
+                continue
+            seen.add(key)
+            if any(all(o.get(k, 0) >= v for k, v in need.items()) for o in offered):
+                continue
+            which = [n for n in dict.fromkeys(game.seats) if config.bots[index[n]].resources]
+            first = which[0]
+            own = config.bots[index[first]].resources
+            what = _amounts(own if len(which) == 1 else need)
+            who = (
+                f"bot[{index[first]}].resources: {first!r} needs {what}"
+                if len(which) == 1
+                else f"bot[{index[first]}].resources: a game of {', '.join(which)} needs {what}"
+            )
+            kinds = sorted({k for o in offered for k in o})
+            raise ClusterError(
+                f"{who}, but no worker of {self.target} offers it (workers offer: "
+                f"{', '.join(_amounts(o) for o in offered if o) if kinds else 'none'}); "
+                "start workers with --resources, e.g. dask worker ADDRESS --resources "
+                f'"{_amounts(need, sep=" ")}"'
+            )
+        import msgspec
+
+        data = msgspec.msgpack.encode(blob)
+        problems = self.client.run(check_worker, data)
+        for address, problem in sorted(problems.items()):
+            if problem:
+                raise ClusterError(f"worker {address}: {problem}")
+
+    async def play(
+        self,
+        blob: LeagueBlob,
+        games: Iterable[Scheduled],
+        key: bytes,
+        config: LeagueConfig,
+        deliver: Callable[[Scheduled, Done], None],
+    ) -> None:
+        """Run `games` as tasks, a window of them at a time, and `deliver` each result
+        in this trio task as it arrives. Cancelled (Ctrl-C): cancels what is pending."""
+        token = trio.lowlevel.current_trio_token()
+        send, receive = trio.open_memory_channel[Any](math.inf)
+        pending = iter(games)
+        outstanding: dict[Any, tuple[Scheduled, float]] = {}
+        window = max(4, 2 * self.threads())
+        run = secrets.token_hex(4)
+
+        def arrived(future: Any) -> None:  # in the client's thread
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(send.send_nowait, future)
+
+        def submit() -> bool:
+            game = next(pending, None)
+            if game is None:
+                return False
+            need = needs(config, game.seats)
+            future = self.client.submit(
+                run_job,
+                encode_job(blob, game, key),
+                key=f"{config.name}-{game.game_id}-{run}",
+                pure=False,
+                resources=need or None,
+            )
+            outstanding[future] = (game, time.perf_counter())
+            future.add_done_callback(arrived)
+            return True
+
+        try:
+            while len(outstanding) < window and submit():
+                pass
+            while outstanding:
+                future = await receive.receive()
+                game, _ = outstanding.pop(future)
+                if future.status != "finished":
+                    await self._failed(future, game)
+                data = await trio.to_thread.run_sync(future.result)
+                future.release()
+                done = decode_done(data)
+                start = time.perf_counter()
+                deliver(game, done)
+                self.stats.deliver_s += time.perf_counter() - start
+                self.stats.games += 1
+                self.stats.play_s += done.play_s
+                self.stats.workers.add(done.worker)
+                submit()
+        finally:
+            if outstanding:
+                left = list(outstanding)
+                outstanding.clear()
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(self._cancel, left)
+
+    def _cancel(self, futures: list[Any]) -> None:
+        try:
+            self.client.cancel(futures)
+        except Exception as exc:  # the cluster may be gone already
+            log.info("could not cancel %d games: %s", len(futures), exc)
+
+    async def _failed(self, future: Any, game: Scheduled) -> None:
+        if future.status == "cancelled":
+            raise ClusterError(f"game {game.game_id} was cancelled by the cluster")
+        exc = await trio.to_thread.run_sync(future.exception)
+        if type(exc).__name__ == "KilledWorker":
+            raise ClusterError(
+                f"game {game.game_id} was lost with every worker that ran it ({exc}); "
+                "the league stopped, games recorded so far are kept: --resume plays the rest"
+            )
+        raise ClusterError(
+            f"game {game.game_id} failed on the cluster: {type(exc).__name__}: {exc}"
+        )
+
+
+def needs(config: LeagueConfig, seats: Iterable[str]) -> dict[str, float]:
+    """What the worker of a game with these seats must offer: the seats' sum."""
+    by_name = {b.name: b for b in config.bots}
+    total: dict[str, float] = {}
+    for name in seats:
+        for kind, amount in by_name[name].resources.items():
+            total[kind] = total.get(kind, 0.0) + amount
+    return total
+
+
+def _amounts(table: dict[str, float], sep: str = ", ") -> str:
+    return sep.join(f"{k}={v:g}" for k, v in sorted(table.items()))
+
+
+def worker_tag(address: str) -> str:
+    """A worker's address as a file-name part: `tcp://10.0.0.5:40123` -> `10.0.0.5-40123`."""
+    bare = address.split("://", 1)[-1]
+    return re.sub(r"[^\w.\-]+", "-", bare).strip("-")

@@ -1,0 +1,333 @@
+"""The worker side of a league on a cluster: what one Dask task runs.
+
+A task is one whole game. The coordinator sends a `Job` (the league file as
+parsed, the scheduled game and the bot seed key, msgspec-encoded) and gets back
+a `Done`: the ledger record, the game log and the bots' stderr written during
+the game. The worker writes nothing that matters: the coordinator writes the log
+and records the game, once.
+
+Each worker process keeps one trio loop in a thread of its own, and on it a
+bot pool per league, so bot processes are reused between the games that land on
+the worker exactly as in a league on one machine. When the worker process ends,
+however it ends, the keepers of its bots see their control sockets close and
+end every bot.
+
+This module imports neither Dask nor anything that needs it, so a worker needs
+only this package and `distributed`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import hashlib
+import importlib.resources
+import shutil
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from .. import __version__
+from ..process import BotProcess, findable
+from ..sandbox import check_bwrap
+from .config import BotEntry, ConfigError, LeagueConfig, parse_config
+from .ledger import Record
+from .pool import Bot, BotPool
+from .schedule import Scheduled
+
+KEEP_LEAGUES = 4  # bot pools of this many leagues are kept per worker, the least recent ended
+
+
+class LeagueBlob(msgspec.Struct, frozen=True):
+    """The league as the coordinator read it, for workers to check again."""
+
+    raw: dict[str, Any]  # the parsed LEAGUE.toml
+    path: str  # the file on the coordinator, resolved
+    sandbox: str | None  # --sandbox on the coordinator
+    digest: str  # names this league on the workers
+
+
+class Job(msgspec.Struct, frozen=True):
+    """One game to play."""
+
+    league: LeagueBlob
+    index: int
+    unit: int
+    table: int
+    deal: int
+    rotation: int
+    seed: int
+    seats: list[str]
+    bot_seed_key: bytes
+
+
+class StderrPart(msgspec.Struct, frozen=True):
+    """What one bot process wrote to stderr during the game."""
+
+    process: str  # the file name the worker gave it, `NAME-N.stderr`
+    data: bytes
+
+
+class Done(msgspec.Struct, frozen=True):
+    """One finished game."""
+
+    record: Record
+    log: bytes
+    stderr: list[StderrPart]
+    worker: str
+    play_s: float  # wall time of the game on the worker, bots' start-up included
+
+
+_encoder = msgspec.msgpack.Encoder()
+_job_decoder = msgspec.msgpack.Decoder(Job)
+_done_decoder = msgspec.msgpack.Decoder(Done)
+
+
+def league_blob(config: LeagueConfig) -> LeagueBlob:
+    """What workers need to read the league exactly as the coordinator did."""
+    path = str(config.path.resolve())
+    raw = config.raw
+    blob = LeagueBlob(raw=raw, path=path, sandbox=config.sandbox_override, digest="")
+    return msgspec.structs.replace(blob, digest=_blob_digest(blob, code_digest()))
+
+
+def encode_job(blob: LeagueBlob, game: Scheduled, key: bytes) -> bytes:
+    """The task's argument for `game`."""
+    return _encoder.encode(
+        Job(
+            league=blob,
+            index=game.index,
+            unit=game.unit,
+            table=game.table,
+            deal=game.deal,
+            rotation=game.rotation,
+            seed=game.seed,
+            seats=list(game.seats),
+            bot_seed_key=key,
+        )
+    )
+
+
+def decode_done(data: bytes) -> Done:
+    """The task's result."""
+    return _done_decoder.decode(data)
+
+
+_code: str | None = None
+
+
+def code_digest() -> str:
+    """A hash of this package's source: a worker must run the very same referee."""
+    global _code
+    if _code is None:
+        h = hashlib.sha256(__version__.encode())
+        for package in ("referee", "protocol"):
+            root = importlib.resources.files(package)
+            for path in sorted(Path(str(root)).rglob("*.py")):
+                h.update(path.relative_to(Path(str(root))).as_posix().encode())
+                h.update(path.read_bytes())
+        _code = h.hexdigest()[:16]
+    return _code
+
+
+def worker_config(blob: LeagueBlob, out: Path | None = None) -> LeagueConfig:
+    """The league as this machine sees it: bot paths mapped through `cluster.bot_root`.
+
+    `ConfigError` names the bot whose program is not here."""
+    league_file = Path(blob.path)
+    root = blob.raw.get("cluster", {}).get("bot_root")
+    base = Path(root) if isinstance(root, str) else league_file.parent
+    config = parse_config(
+        blob.raw,
+        league_file,
+        out=out or base,
+        check_programs=False,
+        sandbox=blob.sandbox,
+        base=base,
+        tokens=False,
+    )
+    if base != league_file.parent:
+        config = dataclasses.replace(
+            config, bots=tuple(_mapped(b, league_file.parent, base) for b in config.bots)
+        )
+    for i, bot in enumerate(config.bots):
+        if bot.tcp:
+            continue
+        if not Path(bot.spec.cwd or base).is_dir():
+            raise ConfigError(f"bot[{i}].cwd: {bot.spec.cwd} is not a folder here")
+        if not findable(bot.spec):
+            raise ConfigError(
+                f"bot[{i}].command: cannot start {bot.spec.argv[0]!r}: not found or not executable"
+            )
+    return config
+
+
+def _mapped(bot: BotEntry, old: Path, new: Path) -> BotEntry:
+    """`bot` with every absolute path under the coordinator's league folder moved to `new`."""
+    if bot.tcp:
+        return bot
+
+    def move(text: str) -> str:
+        if text == str(old):
+            return str(new)
+        prefix = str(old).rstrip("/") + "/"
+        return str(new / text[len(prefix) :]) if text.startswith(prefix) else text
+
+    spec = dataclasses.replace(
+        bot.spec,
+        argv=tuple(move(a) for a in bot.spec.argv),
+        cwd=move(bot.spec.cwd) if bot.spec.cwd else bot.spec.cwd,
+    )
+    return dataclasses.replace(bot, spec=spec)
+
+
+def check_worker(blob: bytes) -> str:
+    """Run on every worker before the league starts: '' or what is wrong on this worker."""
+    league = msgspec.msgpack.decode(blob, type=LeagueBlob)
+    ours = code_digest()
+    if league.digest != _blob_digest(league, ours):
+        return (
+            f"runs another referee (version {__version__}, code {ours}): install the "
+            "coordinator's version on every worker"
+        )
+    try:
+        config = worker_config(league)
+    except ConfigError as exc:
+        return str(exc)
+    if any(b.spec.sandbox == "bwrap" for b in config.bots if not b.tcp):
+        problem = check_bwrap()
+        if problem:
+            return problem
+    return ""
+
+
+def _blob_digest(blob: LeagueBlob, code: str) -> str:
+    return hashlib.sha256(_encoder.encode([blob.raw, blob.path, blob.sandbox, code])).hexdigest()[
+        :16
+    ]
+
+
+def run_job(job: bytes) -> bytes:
+    """The Dask task: play one game on this worker, return the encoded `Done`."""
+    from distributed import get_worker  # only ever called on a worker
+
+    return _encoder.encode(_Runtime.get().play(_job_decoder.decode(job), get_worker().address))
+
+
+@dataclasses.dataclass
+class _League:
+    config: LeagueConfig
+    pool: BotPool
+    folder: Path
+    offsets: dict[Path, int] = dataclasses.field(default_factory=dict)
+
+
+class _Runtime:
+    """One trio loop per worker process, in a daemon thread, holding the bot pools."""
+
+    _lock = threading.Lock()
+    _instance: _Runtime | None = None
+
+    @classmethod
+    def get(cls) -> _Runtime:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="referee-worker-"))
+        atexit.register(shutil.rmtree, self.root, True)
+        self.leagues: OrderedDict[str, _League] = OrderedDict()
+        self.nursery: trio.Nursery | None = None
+        self.token: trio.lowlevel.TrioToken | None = None
+        started = threading.Event()
+        thread = threading.Thread(
+            target=trio.run, args=(self._main, started), name="referee-games", daemon=True
+        )
+        thread.start()
+        started.wait()
+
+    async def _main(self, started: threading.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            self.token = trio.lowlevel.current_trio_token()
+            started.set()
+            await trio.sleep_forever()
+
+    def play(self, job: Job, worker: str) -> Done:
+        """Play `job` on the loop; called from a Dask task thread."""
+        return trio.from_thread.run(self._play, job, worker, trio_token=self.token)
+
+    def _league(self, blob: LeagueBlob) -> _League:
+        league = self.leagues.get(blob.digest)
+        if league is not None:
+            self.leagues.move_to_end(blob.digest)
+            return league
+        assert self.nursery is not None
+        folder = self.root / blob.digest
+        (folder / "logs").mkdir(parents=True, exist_ok=True)
+        (folder / "stderr").mkdir(exist_ok=True)
+        config = worker_config(blob, out=folder)
+        league = _League(config, BotPool(config, self.nursery, folder / "stderr"), folder)
+        self.leagues[blob.digest] = league
+        while len(self.leagues) > KEEP_LEAGUES:
+            _, old = self.leagues.popitem(last=False)
+            self.nursery.start_soon(self._end, old)
+        return league
+
+    async def _end(self, league: _League) -> None:
+        await league.pool.close()
+        shutil.rmtree(league.folder, ignore_errors=True)
+
+    async def _play(self, job: Job, worker: str) -> Done:
+        from .run import play_scheduled
+
+        league = self._league(job.league)
+        game = Scheduled(
+            index=job.index,
+            unit=job.unit,
+            table=job.table,
+            deal=job.deal,
+            rotation=job.rotation,
+            seed=job.seed,
+            seats=tuple(job.seats),
+        )
+        used: list[Bot] = []
+        start = time.perf_counter()
+        record = await play_scheduled(
+            league.config, game, league.pool, league.folder / "logs", job.bot_seed_key, used
+        )
+        play_s = time.perf_counter() - start
+        log_path = Path(record.log_path)
+        log = log_path.read_bytes()
+        log_path.unlink()
+        return Done(
+            record=record,
+            log=log,
+            stderr=self._stderr(league, used),
+            worker=worker,
+            play_s=play_s,
+        )
+
+    def _stderr(self, league: _League, used: list[Bot]) -> list[StderrPart]:
+        """What each process of the game wrote to stderr since the last game it played."""
+        parts = []
+        for proc in used:
+            path = proc.stderr_path if isinstance(proc, BotProcess) else None
+            if path is None or not path.exists():
+                continue
+            offset = league.offsets.get(path, 0)
+            with path.open("rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
+            if data:
+                league.offsets[path] = offset + len(data)
+                parts.append(StderrPart(process=path.name, data=data))
+        return parts

@@ -530,6 +530,7 @@ def league_cmd(
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games at once.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder.")
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@cluster_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
 def serve_cmd(
     sandbox: str | None,
@@ -539,14 +540,19 @@ def serve_cmd(
     jobs: int | None,
     out: str | None,
     resume: bool,
+    cluster: str | None,
     quiet: bool,
 ) -> None:
-    """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P]."""
+    """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
+
+    With --cluster, games without a tcp seat run on the cluster's workers; games
+    with one are played here, where the connections are."""
     import logging
     from pathlib import Path
 
     import trio
 
+    from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, default_jobs, load_config
     from .league.ledger import LedgerError
     from .league.run import print_standings
@@ -555,7 +561,9 @@ def serve_cmd(
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
     try:
         config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
-    except ConfigError as exc:
+        if cluster is not None:
+            check_target(cluster)
+    except (ConfigError, ClusterError) as exc:
         fail(str(exc))
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
@@ -564,18 +572,20 @@ def serve_cmd(
         result: list[Standings] = []
 
         async def league(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-            result.append(
-                await serve_league(
-                    config,
-                    host=host,
-                    port=port,
-                    jobs=workers,
-                    resume=resume,
-                    console=console,
-                    quiet=quiet,
-                    task_status=task_status,
+            async with open_cluster(cluster, workers) as dask:
+                result.append(
+                    await serve_league(
+                        config,
+                        host=host,
+                        port=port,
+                        jobs=workers,
+                        resume=resume,
+                        console=console,
+                        quiet=quiet,
+                        task_status=task_status,
+                        cluster=dask,
+                    )
                 )
-            )
 
         async with trio.open_nursery() as nursery:
             address = await nursery.start(league)
@@ -587,7 +597,7 @@ def serve_cmd(
         standings = run_trio(run)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror}")
-    except LedgerError as exc:
+    except (LedgerError, ClusterError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo("referee: interrupted; games in progress were abandoned (not scored)", err=True)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
@@ -28,6 +29,9 @@ from .faults import FaultKind
 from .league.config import LeagueConfig, ServerLimits
 from .league.standings import Standings
 from .session import StartupError, goodbye, handshake, ping
+
+if TYPE_CHECKING:
+    from .league.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -300,10 +304,12 @@ async def serve_league(
     console: Console,
     quiet: bool = False,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
+    cluster: Cluster | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port).
 
-    `task_status` gets the address listened on, before any game starts."""
+    `task_status` gets the address listened on, before any game starts. With a
+    `cluster`, games without a TCP seat run on its workers."""
     from .league.pool import league_hello
     from .league.run import run_league
 
@@ -313,7 +319,13 @@ async def serve_league(
         sockname = listeners[0].socket.getsockname()
         task_status.started((str(sockname[0]), int(sockname[1])))
         standings = await run_league(
-            config, jobs=jobs, resume=resume, console=console, quiet=quiet, server=server
+            config,
+            jobs=jobs,
+            resume=resume,
+            console=console,
+            quiet=quiet,
+            server=server,
+            cluster=cluster,
         )
         nursery.cancel_scope.cancel()
     return standings

@@ -164,7 +164,12 @@ class Cluster:
         import msgspec
 
         data = msgspec.msgpack.encode(blob)
-        problems = self.client.run(check_worker, data)
+        try:
+            problems = self.client.run(check_worker, data)
+        except Exception as exc:
+            raise ClusterError(
+                f"checking the workers of {self.target} failed: {type(exc).__name__}: {exc}"
+            ) from None
         for address, problem in sorted(problems.items()):
             if problem:
                 raise ClusterError(f"worker {address}: {problem}")
@@ -246,6 +251,8 @@ class Cluster:
                 f"game {game.game_id} was lost with every worker that ran it ({exc}); "
                 "the league stopped, games recorded so far are kept: --resume plays the rest"
             )
+        if type(exc).__name__ == "WorkerSetupError":
+            raise ClusterError(f"{exc}; the league stopped, --resume plays the rest")
         raise ClusterError(
             f"game {game.game_id} failed on the cluster: {type(exc).__name__}: {exc}"
         )

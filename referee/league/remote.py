@@ -213,11 +213,19 @@ def _blob_digest(blob: LeagueBlob, code: str) -> str:
     ]
 
 
+class WorkerSetupError(Exception):
+    """This worker cannot play the league's games (a bot cannot start here)."""
+
+
 def run_job(job: bytes) -> bytes:
     """The Dask task: play one game on this worker, return the encoded `Done`."""
     from distributed import get_worker  # only ever called on a worker
 
-    return _encoder.encode(_Runtime.get().play(_job_decoder.decode(job), get_worker().address))
+    address = get_worker().address
+    try:
+        return _encoder.encode(_Runtime.get().play(_job_decoder.decode(job), address))
+    except ConfigError as exc:  # a worker that joined after the check, set up differently
+        raise WorkerSetupError(f"worker {address}: {exc}") from None
 
 
 @dataclasses.dataclass

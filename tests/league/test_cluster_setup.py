@@ -1,0 +1,176 @@
+"""A league on a real scheduler and real workers started with the `dask` command,
+as an organiser would: resources route a bot's games to the workers that offer
+them, and a worker that cannot start a bot stops the league before any game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from referee.league.ledger import Ledger
+
+BIN = Path(sys.executable).parent
+DASK = str(BIN / "dask")
+REFEREE = str(BIN / "referee")
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
+GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
+ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def dask_cluster(tmp: Path, workers: list[list[str]]) -> Iterator[tuple[str, list[str]]]:
+    """A scheduler and one worker per entry of `workers` (extra `dask worker` options),
+    each on a known port: yields the scheduler's and the workers' addresses."""
+    file = tmp / "scheduler.json"
+    procs = [
+        subprocess.Popen(
+            [
+                DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(file),
+            ],
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    ]
+    try:
+        deadline = time.monotonic() + 30
+        while not (file.exists() and file.read_text().strip()):
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.05)
+        time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        addresses = []
+        for extra in workers:
+            port = free_port()
+            addresses.append(f"tcp://127.0.0.1:{port}")
+            procs.append(
+                subprocess.Popen(
+                    [
+                        DASK,
+                        "worker",
+                        address,
+                        "--host",
+                        "127.0.0.1",
+                        "--worker-port",
+                        str(port),
+                        "--nthreads",
+                        "1",
+                        "--no-dashboard",
+                        *extra,
+                    ],
+                    env=ENV,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
+        yield address, addresses
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def league(folder: Path, extra_a: str = "", cluster: str = "") -> Path:
+    """Bots a (with `extra_a`), b, c at tables of two, one deal: three games."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "league.toml"
+    path.write_text(
+        f"""{cluster}
+[league]
+name = "setup"
+table = 2
+deals = 1
+duplicate = false
+seed = 3
+out = "out"
+[rules]
+max_pip = 6
+rounds = "single"
+[[bot]]
+name = "a"
+command = {json.dumps(RANDOM)}
+{extra_a}
+[[bot]]
+name = "b"
+command = {json.dumps(GREEDY)}
+[[bot]]
+name = "c"
+command = {json.dumps(RANDOM)}
+"""
+    )
+    return path
+
+
+def run(path: Path, address: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [REFEREE, "league", str(path), "-q", "--cluster", address],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_resources_send_a_bot_to_the_workers_that_offer_them(tmp_path: Path) -> None:
+    with dask_cluster(tmp_path, [["--resources", "GPU=1"], []]) as (address, workers):
+        gpu, plain = workers
+        done = run(league(tmp_path / "l", "resources = { GPU = 1 }"), address)
+    assert done.returncode == 0, done.stderr
+    ledger = Ledger(tmp_path / "l" / "out" / "league.db")
+    try:
+        records, placements = ledger.records(), ledger.placements()
+    finally:
+        ledger.close()
+    assert len(records) == 3 and set(placements) == {0, 1, 2}
+    with_a = [placements[r.idx] for r in records if "a" in r.seats]
+    assert len(with_a) == 2 and set(with_a) == {gpu}, placements
+    assert set(placements.values()) <= {gpu, plain}
+
+
+def test_a_worker_that_cannot_start_a_bot_stops_the_league_before_any_game(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "not-here"
+    path = league(tmp_path / "l", cluster=f'[cluster]\nbot_root = "{missing}"\n')
+    with dask_cluster(tmp_path, [[]]) as (address, workers):
+        done = run(path, address)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"referee: error: worker {workers[0]}: bot[0].cwd: {missing}")
+    assert not (tmp_path / "l" / "out" / "logs").exists() or not any(
+        (tmp_path / "l" / "out" / "logs").iterdir()
+    )

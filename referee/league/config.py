@@ -240,7 +240,7 @@ def parse_config(
             if cwd_raw
             else str(base)
         )
-        if not Path(cwd).is_dir():
+        if check_programs and not Path(cwd).is_dir():  # a worker checks after bot_root
             raise ConfigError(f"{key}.cwd: {cwd} is not a folder")
         env = _expect(raw.get("env", {}), dict, f"{key}.env", "a table of strings")
         for k, v in env.items():

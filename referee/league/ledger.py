@@ -118,6 +118,10 @@ class Ledger:
         self.db.execute("INSERT INTO meta VALUES ('bot_seed_key', ?)", (key.hex(),))
         return key
 
+    def has(self, idx: int) -> bool:
+        """Whether the game with schedule index `idx` is recorded."""
+        return self.db.execute("SELECT 1 FROM games WHERE idx=?", (idx,)).fetchone() is not None
+
     def done(self) -> set[int]:
         """Schedule indexes of the recorded games."""
         return {r[0] for r in self.db.execute("SELECT idx FROM games")}

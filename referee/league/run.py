@@ -313,6 +313,8 @@ def _deliver(
     stderr its bots wrote, then its ledger row. A game already recorded is skipped."""
     from .cluster import worker_tag
 
+    if ledger.has(game.index):  # never overwrite the log of a recorded game
+        return
     log_path = logs / f"{game.game_id}.jsonl"
     part = log_path.with_name(f".{log_path.name}.part")
     with part.open("wb") as handle:

@@ -32,7 +32,15 @@ from typing import Any
 import trio
 
 from .config import LeagueConfig
-from .remote import Done, LeagueBlob, check_worker, decode_done, encode_job, run_job
+from .remote import (
+    Done,
+    LeagueBlob,
+    check_worker,
+    decode_done,
+    encode_job,
+    end_league,
+    run_job,
+)
 from .schedule import Scheduled
 
 log = logging.getLogger(__name__)
@@ -40,6 +48,7 @@ log = logging.getLogger(__name__)
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?[\w.\-\[\]:]+:\d+")
 WAIT_FOR_WORKERS_S = 30.0
+WAIT_FOR_RESOURCES_S = 10.0  # for a worker with a game's resources to join
 
 
 class ClusterError(Exception):
@@ -96,6 +105,8 @@ class Cluster:
                 threads_per_worker=threads_per_worker,
                 processes=True,
                 dashboard_address=None,
+                # The scheduler serves HTTP anyway; on a free port, not on a busy 8787.
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=logging.ERROR,
             )
             return cls(target, Client(cluster), cluster)
@@ -133,17 +144,22 @@ class Cluster:
     def check(self, config: LeagueConfig, blob: LeagueBlob, games: Sequence[Scheduled]) -> None:
         """Before any game: every game's resources exist somewhere, and every worker
         runs this referee and can start every bot. ClusterError names the first problem."""
-        workers = self.workers()
-        offered = [w.get("resources") or {} for w in workers.values()]
         index = {b.name: i for i, b in enumerate(config.bots)}
         seen: set[tuple[tuple[str, float], ...]] = set()
+        # Workers of a real cluster may still be joining: wait a little for one that
+        # offers what a game needs (a local cluster's workers are all there).
+        deadline = time.monotonic() + (0 if self.local is not None else WAIT_FOR_RESOURCES_S)
+        offered = [w.get("resources") or {} for w in self.workers().values()]
         for game in games:
             need = needs(config, game.seats)
             key = tuple(sorted(need.items()))
             if not need or key in seen:
                 continue
             seen.add(key)
-            if any(all(o.get(k, 0) >= v for k, v in need.items()) for o in offered):
+            while not _offers(offered, need) and time.monotonic() < deadline:
+                time.sleep(0.25)
+                offered = [w.get("resources") or {} for w in self.workers().values()]
+            if _offers(offered, need):
                 continue
             which = [n for n in dict.fromkeys(game.seats) if config.bots[index[n]].resources]
             first = which[0]
@@ -230,17 +246,20 @@ class Cluster:
                 self.stats.workers.add(done.worker)
                 submit()
         finally:
-            if outstanding:
-                left = list(outstanding)
-                outstanding.clear()
-                with trio.CancelScope(shield=True):
-                    await trio.to_thread.run_sync(self._cancel, left)
+            left = list(outstanding)
+            outstanding.clear()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._finish, left, blob.digest)
 
-    def _cancel(self, futures: list[Any]) -> None:
+    def _finish(self, futures: list[Any], digest: str) -> None:
+        """Cancel what is pending and tell every worker to end this league's bots
+        (a worker of a long-lived cluster would keep them otherwise)."""
         try:
-            self.client.cancel(futures)
+            if futures:
+                self.client.cancel(futures)
+            self.client.run(end_league, digest)
         except Exception as exc:  # the cluster may be gone already
-            log.info("could not cancel %d games: %s", len(futures), exc)
+            log.info("could not end the league on the workers: %s", exc)
 
     async def _failed(self, future: Any, game: Scheduled) -> None:
         if future.status == "cancelled":
@@ -256,6 +275,10 @@ class Cluster:
         raise ClusterError(
             f"game {game.game_id} failed on the cluster: {type(exc).__name__}: {exc}"
         )
+
+
+def _offers(offered: list[dict[str, float]], need: dict[str, float]) -> bool:
+    return any(all(o.get(k, 0) >= v for k, v in need.items()) for o in offered)
 
 
 def needs(config: LeagueConfig, seats: Iterable[str]) -> dict[str, float]:

@@ -59,6 +59,7 @@ class BotPool:
         self.idle: dict[str, list[BotProcess]] = defaultdict(list)
         self.live: set[BotProcess] = set()
         self.started = 0
+        self.closed = False  # after close(): nothing is started or kept any more
         self._nonce = 0
         self._hello = league_hello(config)
 
@@ -81,6 +82,8 @@ class BotPool:
         """A ready process (or TCP session) for `bot`, or None and why it could not start."""
         if bot.tcp:
             return await self._acquire_tcp(bot)
+        if self.closed:
+            return None, "the league was ended"
         while self.idle[bot.name]:
             proc = self.idle[bot.name].pop()
             self._nonce += 1
@@ -120,7 +123,7 @@ class BotPool:
             else:
                 await self.server.end(proc, polite=healthy)
             return
-        if healthy and bot.restart != "always" and proc.returncode is None:
+        if healthy and bot.restart != "always" and proc.returncode is None and not self.closed:
             if proc.scratch is not None:
                 empty_scratch(proc.scratch)  # nothing carries over from one game to the next
             self.idle[bot.name].append(proc)
@@ -135,6 +138,7 @@ class BotPool:
 
     async def close(self) -> None:
         """End every process, idle or not (shielded: runs on cancellation too)."""
+        self.closed = True
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for proc in list(self.live):

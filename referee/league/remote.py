@@ -221,11 +221,20 @@ def run_job(job: bytes) -> bytes:
     """The Dask task: play one game on this worker, return the encoded `Done`."""
     from distributed import get_worker  # only ever called on a worker
 
-    address = get_worker().address
+    worker = get_worker()
+    address = worker.address
     try:
-        return _encoder.encode(_Runtime.get().play(_job_decoder.decode(job), address))
+        runtime = _Runtime.get(Path(worker.local_directory))
+        return _encoder.encode(runtime.play(_job_decoder.decode(job), address))
     except ConfigError as exc:  # a worker that joined after the check, set up differently
         raise WorkerSetupError(f"worker {address}: {exc}") from None
+
+
+def end_league(digest: str) -> None:
+    """Run on every worker when a league ends: its bots get `bye`, in the background."""
+    runtime = _Runtime._instance
+    if runtime is not None and runtime.token is not None:
+        runtime.token.run_sync_soon(runtime.end_soon, digest)
 
 
 @dataclasses.dataclass
@@ -243,14 +252,16 @@ class _Runtime:
     _instance: _Runtime | None = None
 
     @classmethod
-    def get(cls) -> _Runtime:
+    def get(cls, scratch: Path) -> _Runtime:
         with cls._lock:
             if cls._instance is None:
-                cls._instance = cls()
+                cls._instance = cls(scratch)
             return cls._instance
 
-    def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="referee-worker-"))
+    def __init__(self, scratch: Path) -> None:
+        # Inside the worker's own folder, which Dask removes with the worker (and
+        # later workers purge if it was killed).
+        self.root = Path(tempfile.mkdtemp(prefix="referee-", dir=scratch))
         atexit.register(shutil.rmtree, self.root, True)
         self.leagues: OrderedDict[str, _League] = OrderedDict()
         self.nursery: trio.Nursery | None = None
@@ -289,6 +300,12 @@ class _Runtime:
             _, old = self.leagues.popitem(last=False)
             self.nursery.start_soon(self._end, old)
         return league
+
+    def end_soon(self, digest: str) -> None:
+        """End the bots of league `digest`, if this worker has them (on the loop)."""
+        league = self.leagues.pop(digest, None)
+        if league is not None and self.nursery is not None:
+            self.nursery.start_soon(self._end, league)
 
     async def _end(self, league: _League) -> None:
         await league.pool.close()

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from referee.league.ledger import Ledger
+from tests._procs import assert_none_left, new_token
 
 BIN = Path(sys.executable).parent
 DASK = str(BIN / "dask")
@@ -103,8 +104,9 @@ def dask_cluster(tmp: Path, workers: list[list[str]]) -> Iterator[tuple[str, lis
                 proc.wait()
 
 
-def league(folder: Path, extra_a: str = "", cluster: str = "") -> Path:
-    """Bots a (with `extra_a`), b, c at tables of two, one deal: three games."""
+def league(folder: Path, extra_a: str = "", cluster: str = "", token: str = "t") -> Path:
+    """Bots a (with `extra_a`), b, c at tables of two, one deal: three games. Each
+    bot's command line ends with `token`, to find its processes."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "league.toml"
     path.write_text(
@@ -121,14 +123,14 @@ max_pip = 6
 rounds = "single"
 [[bot]]
 name = "a"
-command = {json.dumps(RANDOM)}
+command = {json.dumps([*RANDOM, token])}
 {extra_a}
 [[bot]]
 name = "b"
-command = {json.dumps(GREEDY)}
+command = {json.dumps([*GREEDY, token])}
 [[bot]]
 name = "c"
-command = {json.dumps(RANDOM)}
+command = {json.dumps([*RANDOM, token])}
 """
     )
     return path
@@ -145,9 +147,12 @@ def run(path: Path, address: str, timeout: float = 120) -> subprocess.CompletedP
 
 
 def test_resources_send_a_bot_to_the_workers_that_offer_them(tmp_path: Path) -> None:
+    token = new_token()
     with dask_cluster(tmp_path, [["--resources", "GPU=1"], []]) as (address, workers):
         gpu, plain = workers
-        done = run(league(tmp_path / "l", "resources = { GPU = 1 }"), address)
+        done = run(league(tmp_path / "l", "resources = { GPU = 1 }", token=token), address)
+        # The workers live on, but the league's bots are told to leave when it ends.
+        assert_none_left(token, timeout_s=10)
     assert done.returncode == 0, done.stderr
     ledger = Ledger(tmp_path / "l" / "out" / "league.db")
     try:

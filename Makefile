@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_match.py
 	$(BIN)/python bench/bench_league.py
 	$(BIN)/python bench/bench_sandbox.py
+	$(BIN)/python bench/bench_cluster.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis league-out

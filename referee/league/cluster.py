@@ -2,7 +2,7 @@
 
 The coordinator keeps everything that must be single: the schedule, the ledger,
 the standings, the progress bar and resume. Each game whose seats are all
-started by the referee becomes one Dask task (`remote.run_job`); the worker
+started by the referee goes to Dask in a task (`remote.run_jobs`, a batch of games); the worker
 that runs it starts the bots, plays the whole game with the same referee code
 and returns the record and the log, which the coordinator writes: the log
 first, then the ledger row, so a game is recorded once whatever retries the
@@ -19,6 +19,7 @@ optional extra `[cluster]`.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import math
@@ -39,7 +40,7 @@ from .remote import (
     decode_done,
     encode_job,
     end_league,
-    run_job,
+    run_jobs,
 )
 from .schedule import Scheduled
 
@@ -49,6 +50,8 @@ LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?[\w.\-\[\]:]+:\d+")
 WAIT_FOR_WORKERS_S = 30.0
 WAIT_FOR_RESOURCES_S = 10.0  # for a worker with a game's resources to join
+TASK_TARGET_S = 1.0  # games per task: about this long on a worker
+MAX_GAMES_PER_TASK = 32
 
 
 class ClusterError(Exception):
@@ -74,6 +77,7 @@ class Stats:
     """Where the time went, for `bench/bench_cluster.py` and the closing line."""
 
     games: int = 0
+    tasks: int = 0
     play_s: float = 0.0  # game time on the workers, summed
     deliver_s: float = 0.0  # coordinator time writing logs and ledger rows
     workers: set[str] = field(default_factory=set)
@@ -109,9 +113,9 @@ class Cluster:
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=logging.ERROR,
             )
-            return cls(target, Client(cluster), cluster)
+            return cls(target, Client(cluster, direct_to_workers=True), cluster)
         try:
-            client = Client(target, timeout="10s")
+            client = Client(target, timeout="10s", direct_to_workers=True)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"--cluster {target}: cannot reach the scheduler: {exc}") from None
         try:
@@ -199,31 +203,49 @@ class Cluster:
         deliver: Callable[[Scheduled, Done], None],
     ) -> None:
         """Run `games` as tasks, a window of them at a time, and `deliver` each result
-        in this trio task as it arrives. Cancelled (Ctrl-C): cancels what is pending."""
+        in this trio task as it arrives. Cancelled (Ctrl-C): cancels what is pending.
+
+        A task holds a batch of games played one after another, sized so that a
+        task lasts about `TASK_TARGET_S` once the first results tell how long a
+        game takes: Dask costs a few milliseconds per task, which short games
+        would otherwise spend on coordination. A lost worker costs its batch."""
         token = trio.lowlevel.current_trio_token()
         send, receive = trio.open_memory_channel[Any](math.inf)
-        pending = iter(games)
-        outstanding: dict[Any, tuple[Scheduled, float]] = {}
-        window = max(4, 2 * self.threads())
+        pending = collections.deque(games)
+        outstanding: dict[Any, list[Scheduled]] = {}
+        threads = self.threads()
+        window = max(4, 2 * threads)
         run = secrets.token_hex(4)
 
         def arrived(future: Any) -> None:  # in the client's thread
             with contextlib.suppress(trio.RunFinishedError):
                 token.run_sync_soon(send.send_nowait, future)
 
+        def batch_size() -> int:
+            if not self.stats.games:
+                return 1  # nothing measured yet
+            per_game = max(self.stats.play_s / self.stats.games, 1e-3)
+            size = min(MAX_GAMES_PER_TASK, max(1, round(TASK_TARGET_S / per_game)))
+            # Near the end, smaller batches keep every worker busy to the last game.
+            return max(1, min(size, len(pending) // max(1, threads)))
+
         def submit() -> bool:
-            game = next(pending, None)
-            if game is None:
+            if not pending:
                 return False
-            need = needs(config, game.seats)
+            batch = [pending.popleft()]
+            need = needs(config, batch[0].seats)
+            size = batch_size()
+            while pending and len(batch) < size and needs(config, pending[0].seats) == need:
+                batch.append(pending.popleft())
             future = self.client.submit(
-                run_job,
-                encode_job(blob, game, key),
-                key=f"{config.name}-{game.game_id}-{run}",
+                run_jobs,
+                [encode_job(blob, game, key) for game in batch],
+                key=f"{config.name}-{batch[0].game_id}-{len(batch)}-{run}",
                 pure=False,
                 resources=need or None,
             )
-            outstanding[future] = (game, time.perf_counter())
+            outstanding[future] = batch
+            self.stats.tasks += 1
             future.add_done_callback(arrived)
             return True
 
@@ -232,19 +254,21 @@ class Cluster:
                 pass
             while outstanding:
                 future = await receive.receive()
-                game, _ = outstanding.pop(future)
+                batch = outstanding.pop(future)
                 if future.status != "finished":
-                    await self._failed(future, game)
-                data = await trio.to_thread.run_sync(future.result)
+                    await self._failed(future, batch)
+                results = await trio.to_thread.run_sync(future.result)
                 future.release()
-                done = decode_done(data)
-                start = time.perf_counter()
-                deliver(game, done)
-                self.stats.deliver_s += time.perf_counter() - start
-                self.stats.games += 1
-                self.stats.play_s += done.play_s
-                self.stats.workers.add(done.worker)
-                submit()
+                for game, data in zip(batch, results, strict=True):
+                    done = decode_done(data)
+                    start = time.perf_counter()
+                    deliver(game, done)
+                    self.stats.deliver_s += time.perf_counter() - start
+                    self.stats.games += 1
+                    self.stats.play_s += done.play_s
+                    self.stats.workers.add(done.worker)
+                while len(outstanding) < window and submit():
+                    pass
         finally:
             left = list(outstanding)
             outstanding.clear()
@@ -261,20 +285,19 @@ class Cluster:
         except Exception as exc:  # the cluster may be gone already
             log.info("could not end the league on the workers: %s", exc)
 
-    async def _failed(self, future: Any, game: Scheduled) -> None:
+    async def _failed(self, future: Any, batch: list[Scheduled]) -> None:
+        games = ", ".join(g.game_id for g in batch)
         if future.status == "cancelled":
-            raise ClusterError(f"game {game.game_id} was cancelled by the cluster")
+            raise ClusterError(f"games {games} were cancelled by the cluster")
         exc = await trio.to_thread.run_sync(future.exception)
         if type(exc).__name__ == "KilledWorker":
             raise ClusterError(
-                f"game {game.game_id} was lost with every worker that ran it ({exc}); "
+                f"games {games} were lost with every worker that ran them ({exc}); "
                 "the league stopped, games recorded so far are kept: --resume plays the rest"
             )
         if type(exc).__name__ == "WorkerSetupError":
             raise ClusterError(f"{exc}; the league stopped, --resume plays the rest")
-        raise ClusterError(
-            f"game {game.game_id} failed on the cluster: {type(exc).__name__}: {exc}"
-        )
+        raise ClusterError(f"games {games} failed on the cluster: {type(exc).__name__}: {exc}")
 
 
 def _offers(offered: list[dict[str, float]], need: dict[str, float]) -> bool:

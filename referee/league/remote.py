@@ -1,6 +1,6 @@
 """The worker side of a league on a cluster: what one Dask task runs.
 
-A task is one whole game. The coordinator sends a `Job` (the league file as
+A task is a batch of whole games. The coordinator sends a `Job` (the league file as
 parsed, the scheduled game and the bot seed key, msgspec-encoded) and gets back
 a `Done`: the ledger record, the game log and the bots' stderr written during
 the game. The worker writes nothing that matters: the coordinator writes the log
@@ -217,15 +217,16 @@ class WorkerSetupError(Exception):
     """This worker cannot play the league's games (a bot cannot start here)."""
 
 
-def run_job(job: bytes) -> bytes:
-    """The Dask task: play one game on this worker, return the encoded `Done`."""
+def run_jobs(jobs: list[bytes]) -> list[bytes]:
+    """The Dask task: play a batch of games on this worker, one after the other, and
+    return each encoded `Done`."""
     from distributed import get_worker  # only ever called on a worker
 
     worker = get_worker()
     address = worker.address
     try:
         runtime = _Runtime.get(Path(worker.local_directory))
-        return _encoder.encode(runtime.play(_job_decoder.decode(job), address))
+        return [_encoder.encode(runtime.play(_job_decoder.decode(j), address)) for j in jobs]
     except ConfigError as exc:  # a worker that joined after the check, set up differently
         raise WorkerSetupError(f"worker {address}: {exc}") from None
 

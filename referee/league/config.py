@@ -182,12 +182,14 @@ def parse_config(
     sandbox: str | None = None,
     base: Path | None = None,
     tokens: bool = True,
+    check_folders: bool = True,
 ) -> LeagueConfig:
     """Check a parsed LEAGUE.toml (see `load_config`); `sandbox` overrides every bot's.
 
     Relative paths are taken from `base`, by default the file's folder; a cluster
     worker gives its `bot_root` instead. With `tokens` false the tokens of tcp bots
-    are not read (a worker never plays them)."""
+    are not read (a worker never plays them); with `check_folders` false a bot's
+    `cwd` need not exist here (a worker checks it once mapped)."""
     _unknown(data, _TOP_KEYS, "")
     sandbox_override = sandbox
     league = _expect(data.get("league", {}), dict, "league", "a table")
@@ -240,7 +242,7 @@ def parse_config(
             if cwd_raw
             else str(base)
         )
-        if check_programs and not Path(cwd).is_dir():  # a worker checks after bot_root
+        if check_folders and not Path(cwd).is_dir():  # a worker checks after bot_root
             raise ConfigError(f"{key}.cwd: {cwd} is not a folder")
         env = _expect(raw.get("env", {}), dict, f"{key}.env", "a table of strings")
         for k, v in env.items():

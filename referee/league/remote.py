@@ -148,6 +148,7 @@ def worker_config(blob: LeagueBlob, out: Path | None = None) -> LeagueConfig:
         league_file,
         out=out or base,
         check_programs=False,
+        check_folders=False,
         sandbox=blob.sandbox,
         base=base,
         tokens=False,

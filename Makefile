@@ -46,7 +46,7 @@ system-deps:
 test: lint typecheck system-deps
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_match.py
 	$(BIN)/python bench/bench_league.py

@@ -492,8 +492,12 @@ def league_cmd(
         + (["--cluster", cluster] if cluster else [])
     )
 
+    used: list[Cluster] = []
+
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:
+            if dask is not None:
+                used.append(dask)
             return await run_league(
                 config,
                 jobs=workers,
@@ -516,6 +520,12 @@ def league_cmd(
         )
         sys.exit(130)
     print_standings(console, standings, f"{config.name}: {standings.games} games")
+    if used:
+        stats = used[0].stats
+        console.print(
+            f"cluster {cluster}: {stats.games} games in {stats.tasks} tasks on "
+            f"{len(stats.workers)} workers"
+        )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
     sys.exit(0)
 

@@ -265,7 +265,9 @@ def test_a_local_cluster_gives_the_same_standings_as_one_machine(tmp_path: Path)
     assert len(set(where.values())) == 2, Counter(where.values())
     for suffix in ("csv", "md", "png"):
         assert (out / f"standings.{suffix}").stat().st_size > 0
-    assert "standings written to" in (tmp_path / "run.out").read_text()
+    said = (tmp_path / "run.out").read_text()
+    assert "standings written to" in said
+    assert re.search(r"cluster local:2: 24 games in \d+ tasks on 2 workers", said), said
     assert worker_folders(path) == []  # the workers removed theirs when they ended
 
 

@@ -174,10 +174,10 @@ class Cluster:
                 if len(which) == 1
                 else f"bot[{index[first]}].resources: a game of {', '.join(which)} needs {what}"
             )
-            kinds = sorted({k for o in offered for k in o})
+            offers = sorted({_amounts(o) for o in offered if o})
             raise ClusterError(
                 f"{who}, but no worker of {self.target} offers it (workers offer: "
-                f"{', '.join(_amounts(o) for o in offered if o) if kinds else 'none'}); "
+                f"{'; '.join(offers) if offers else 'none'}); "
                 "start workers with --resources, e.g. dask worker ADDRESS --resources "
                 f'"{_amounts(need, sep=" ")}"'
             )

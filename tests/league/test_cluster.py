@@ -40,10 +40,11 @@ import pytest
 import trio
 
 from referee.league import remote
-from referee.league.cluster import ClusterError, check_target, needs, worker_tag
+from referee.league.cluster import Cluster, ClusterError, check_target, needs, worker_tag
 from referee.league.config import ConfigError, load_config, parse_config
 from referee.league.ledger import Ledger
 from referee.league.remote import LeagueBlob, check_worker, code_digest, league_blob, worker_config
+from referee.league.schedule import schedule
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
     BOTS,
@@ -624,6 +625,52 @@ def test_a_game_needs_what_its_seats_need_together(tmp_path: Path) -> None:
     assert needs(config, ["r1", "r2", "greedy"]) == {"GPU": 1.5, "memory": 2.5}
     assert needs(config, ["greedy", "first"]) == {}
     assert needs(config, ["r2", "first", "r2"]) == {"GPU": 1.0}
+
+
+class FakeClient:
+    """What `Cluster.check` asks of a Dask client: the workers and a run on each."""
+
+    def __init__(self, offers: list[dict[str, float]]) -> None:
+        self.offers = offers
+
+    def scheduler_info(self, n_workers: int = -1) -> dict[str, Any]:
+        return {
+            "workers": {
+                f"tcp://10.0.0.{i}:4000": {"nthreads": 1, "resources": o}
+                for i, o in enumerate(self.offers)
+            }
+        }
+
+    def run(self, function: Any, *args: Any) -> dict[str, str]:
+        return {address: "" for address in self.scheduler_info()["workers"]}
+
+
+def test_the_resource_error_names_the_bot_the_need_and_what_workers_offer(
+    tmp_path: Path,
+) -> None:
+    token = new_token()
+    path = write_league(tmp_path, standard_bots(token))
+    with_resources(path, "r1", "{ GPU = 1 }")
+    with_resources(path, "r2", "{ TPU = 2 }")
+    config = load_config(path)
+    blob = league_blob(config)
+    games = schedule(config)
+    offers: list[dict[str, float]] = [{"GPU": 1.0}, {}, {"GPU": 1.0}]
+    local = Cluster("local:3", FakeClient(offers), local=object())  # no waiting for joiners
+    first_game = next(g for g in games if "r2" in g.seats)
+    assert "r1" in first_game.seats  # the first game that cannot run has both
+    index = [b.name for b in config.bots].index("r1")
+    with pytest.raises(ClusterError) as caught:
+        local.check(config, blob, games)
+    assert str(caught.value) == (
+        f"bot[{index}].resources: a game of r1, r2 needs GPU=1, TPU=2, but no worker of "
+        "local:3 offers it (workers offer: GPU=1); start workers with --resources, e.g. "
+        'dask worker ADDRESS --resources "GPU=1 TPU=2"'
+    )
+    # Offered everywhere it is needed: the check passes.
+    Cluster("local:1", FakeClient([{"GPU": 1.0, "TPU": 2.0}]), local=object()).check(
+        config, blob, games
+    )
 
 
 # ---------------------------------------------------------------- [cluster] bot_root

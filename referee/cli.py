@@ -522,9 +522,10 @@ def league_cmd(
     print_standings(console, standings, f"{config.name}: {standings.games} games")
     if used:
         stats = used[0].stats
+        lost = f", {stats.lost} lost on the way" if stats.lost else ""
         console.print(
             f"cluster {cluster}: {stats.games} games in {stats.tasks} tasks on "
-            f"{len(stats.workers)} workers"
+            f"{len(stats.workers)} workers{lost}"
         )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
     sys.exit(0)

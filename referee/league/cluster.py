@@ -52,6 +52,7 @@ WAIT_FOR_WORKERS_S = 30.0
 WAIT_FOR_RESOURCES_S = 10.0  # for a worker with a game's resources to join
 TASK_TARGET_S = 1.0  # games per task: about this long on a worker
 MAX_GAMES_PER_TASK = 32
+WATCH_WORKERS_S = 1.0  # how often the coordinator looks for workers that left
 
 
 class ClusterError(Exception):
@@ -78,6 +79,7 @@ class Stats:
 
     games: int = 0
     tasks: int = 0
+    lost: int = 0  # workers that left while the league ran
     play_s: float = 0.0  # game time on the workers, summed
     deliver_s: float = 0.0  # coordinator time writing logs and ledger rows
     workers: set[str] = field(default_factory=set)
@@ -201,6 +203,7 @@ class Cluster:
         key: bytes,
         config: LeagueConfig,
         deliver: Callable[[Scheduled, Done], None],
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         """Run `games` as tasks, a window of them at a time, and `deliver` each result
         in this trio task as it arrives. Cancelled (Ctrl-C): cancels what is pending.
@@ -250,30 +253,71 @@ class Cluster:
             return True
 
         try:
-            while len(outstanding) < window and submit():
-                pass
-            while outstanding:
-                future = await receive.receive()
-                batch = outstanding.pop(future)
-                if future.status != "finished":
-                    await self._failed(future, batch)
-                results = await trio.to_thread.run_sync(future.result)
-                future.release()
-                for game, data in zip(batch, results, strict=True):
-                    done = decode_done(data)
-                    start = time.perf_counter()
-                    deliver(game, done)
-                    self.stats.deliver_s += time.perf_counter() - start
-                    self.stats.games += 1
-                    self.stats.play_s += done.play_s
-                    self.stats.workers.add(done.worker)
-                while len(outstanding) < window and submit():
-                    pass
+            known = set(self.workers())
+            async with trio.open_nursery() as watching:
+                if notice is not None:
+                    watching.start_soon(self._watch_workers, notice, known)
+                await self._drain(receive, outstanding, submit, deliver, window)
+                watching.cancel_scope.cancel()
+            if notice is not None:
+                await self._look(notice, known)  # a worker lost near the end is told too
         finally:
             left = list(outstanding)
             outstanding.clear()
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self._finish, left, blob.digest)
+
+    async def _drain(
+        self,
+        receive: trio.MemoryReceiveChannel[Any],
+        outstanding: dict[Any, list[Scheduled]],
+        submit: Callable[[], bool],
+        deliver: Callable[[Scheduled, Done], None],
+        window: int,
+    ) -> None:
+        """Keep `window` tasks submitted and deliver their results until none is left."""
+        while len(outstanding) < window and submit():
+            pass
+        while outstanding:
+            future = await receive.receive()
+            batch = outstanding.pop(future)
+            if future.status != "finished":
+                await self._failed(future, batch)
+            results = await trio.to_thread.run_sync(future.result)
+            future.release()
+            for game, data in zip(batch, results, strict=True):
+                done = decode_done(data)
+                start = time.perf_counter()
+                deliver(game, done)
+                self.stats.deliver_s += time.perf_counter() - start
+                self.stats.games += 1
+                self.stats.play_s += done.play_s
+                self.stats.workers.add(done.worker)
+            while len(outstanding) < window and submit():
+                pass
+
+    async def _watch_workers(self, notice: Callable[[str], None], known: set[str]) -> None:
+        """Say when a worker leaves (its games in progress are played again) or joins."""
+        while True:
+            await trio.sleep(WATCH_WORKERS_S)
+            await self._look(notice, known)
+
+    async def _look(self, notice: Callable[[str], None], known: set[str]) -> None:
+        try:
+            now = set(await trio.to_thread.run_sync(self.workers))
+        except Exception as exc:  # the scheduler is busy or gone: the games will say
+            log.info("could not list the workers: %s", exc)
+            return
+        for address in sorted(known - now):
+            self.stats.lost += 1
+            notice(
+                f"worker {address} left the cluster; its games in progress are played "
+                "again on another worker"
+            )
+        for address in sorted(now - known):
+            notice(f"worker {address} joined the cluster")
+        known.clear()
+        known.update(now)
 
     def _finish(self, futures: list[Any], digest: str) -> None:
         """Cancel what is pending and tell every worker to end this league's bots

@@ -245,7 +245,16 @@ async def run_league(
                             deliver = partial(
                                 _deliver, logs, stderr_dir, ledger, counters, update, on_record
                             )
-                            workers.start_soon(cluster.play, blob, remote, key, config, deliver)
+
+                            def notice(text: str) -> None:
+                                if quiet:
+                                    log.warning("%s", text)
+                                else:
+                                    progress.console.print(f"[yellow]{text}[/]")
+
+                            workers.start_soon(
+                                cluster.play, blob, remote, key, config, deliver, notice
+                            )
                         for _ in range(min(jobs, len(todo))):
                             workers.start_soon(
                                 _worker,

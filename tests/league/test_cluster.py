@@ -308,6 +308,11 @@ def test_a_worker_killed_mid_game_costs_no_game(tmp_path: Path) -> None:
         recorded_at_kill = recorded_count(db)
         stderr = finish(process, tmp_path, "run", 120)
         assert process.returncode == 0, stderr
+        # The coordinator says which worker left, and counts it at the end.
+        gone = [a for a in victim["addresses"] if f"worker {a} left the cluster" in stderr]
+        assert gone, stderr
+        said = (tmp_path / "run.out").read_text()
+        assert re.search(r"cluster local:2: 24 games in \d+ tasks on \d workers, 1 lost", said)
         # The killed worker's bots end when their keepers see its sockets close.
         assert_none_left(token, timeout_s=10)
         # The others remove their folders; SIGKILL leaves the killed worker no chance,

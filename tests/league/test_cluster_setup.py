@@ -16,7 +16,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from referee.league.ledger import Ledger
+from referee.sandbox import check_bwrap
 from tests._procs import assert_none_left, new_token
 
 BIN = Path(sys.executable).parent
@@ -179,3 +182,68 @@ def test_a_worker_that_cannot_start_a_bot_stops_the_league_before_any_game(
     assert not (tmp_path / "l" / "out" / "logs").exists() or not any(
         (tmp_path / "l" / "out" / "logs").iterdir()
     )
+
+
+# ---------------------------------------------------------------- the sandbox on workers
+
+SPY = str(ROOT / "tests" / "bots" / "spy.py")
+SANDBOX_PROBLEM = check_bwrap()
+
+
+def spy_league(folder: Path, token: str) -> Path:
+    """Two spies at one table (tests/bots/spy.py): one game."""
+    folder.mkdir(parents=True)
+    ports = [free_port(), free_port()]
+    log = folder / "out" / "logs" / "g00001.jsonl"
+    bots = ""
+    for i, role in enumerate("ab"):
+        argv = [sys.executable, SPY, token, role, str(ports[i]), str(ports[1 - i]), str(log)]
+        argv.append(str(ROOT / "sample_bots"))
+        bots += f'[[bot]]\nname = "spy-{role}"\ncommand = {json.dumps(argv)}\n'
+    path = folder / "league.toml"
+    path.write_text(
+        '[league]\nname = "spies"\ntable = 2\ndeals = 1\nduplicate = false\nseed = 7\n'
+        'out = "out"\n[rules]\nrounds = "single"\n[time]\nmove_ms = 3000\n' + bots
+    )
+    return path
+
+
+def channels(out: Path) -> dict[str, bool]:
+    """What the spies say came through, from the stderr the workers sent back."""
+    got: dict[str, bool] = {}
+    for path in (out / "stderr").glob("spy-*@*.stderr"):
+        for line in path.read_text().splitlines():
+            if line.startswith("{"):
+                entry = json.loads(line)
+                got[entry["channel"]] = got.get(entry["channel"], False) or entry["got"]
+    return got
+
+
+def test_bots_on_workers_are_sandboxed_and_their_stderr_comes_back(tmp_path: Path) -> None:
+    if SANDBOX_PROBLEM is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"bubblewrap cannot sandbox on this CI machine: {SANDBOX_PROBLEM}")
+        pytest.skip(f"SANDBOX TEST SKIPPED: bubblewrap cannot sandbox here: {SANDBOX_PROBLEM}")
+    got = {}
+    for mode, extra in (("open", []), ("boxed", ["--sandbox", "bwrap"])):
+        token = new_token()  # each run its own: what one run's spies leave, the next ignores
+        try:
+            path = spy_league(tmp_path / mode, token)
+            done = subprocess.run(
+                [REFEREE, "league", str(path), "-q", "--cluster", "local:1", *extra],
+                env=ENV,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            got[mode] = channels(tmp_path / mode / "out")
+            assert_none_left(token, timeout_s=10)
+        finally:
+            bots = ROOT / "tests" / "bots"
+            for leftover in [*Path("/tmp").glob(f"spy-{token}-*"), *bots.glob(f"spy-{token}-*")]:
+                leftover.unlink(missing_ok=True)
+    assert len(got["open"]) == 8 and set(got["boxed"]) == set(got["open"]), got
+    for channel in ("tmp file", "tcp", "other folder"):
+        assert got["open"][channel], got  # on a worker too, without a sandbox
+    assert not any(got["boxed"].values()), f"channels open inside the sandbox: {got['boxed']}"

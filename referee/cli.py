@@ -443,7 +443,9 @@ def play_cmd(
     "-j",
     type=click.IntRange(min=1),
     default=None,
-    help="Games at once (default: league.jobs, else the number of cores).",
+    help="Games at once (default: league.jobs, else the number of cores). With "
+    "--cluster local:N they are shared among the N workers; with a scheduler address "
+    "they count only the games with a tcp seat, which are played here.",
 )
 @click.option(
     "--out",

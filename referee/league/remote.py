@@ -57,13 +57,7 @@ class Job(msgspec.Struct, frozen=True):
     """One game to play."""
 
     league: LeagueBlob
-    index: int
-    unit: int
-    table: int
-    deal: int
-    rotation: int
-    seed: int
-    seats: list[str]
+    game: Scheduled
     bot_seed_key: bytes
 
 
@@ -99,19 +93,7 @@ def league_blob(config: LeagueConfig) -> LeagueBlob:
 
 def encode_job(blob: LeagueBlob, game: Scheduled, key: bytes) -> bytes:
     """The task's argument for `game`."""
-    return _encoder.encode(
-        Job(
-            league=blob,
-            index=game.index,
-            unit=game.unit,
-            table=game.table,
-            deal=game.deal,
-            rotation=game.rotation,
-            seed=game.seed,
-            seats=list(game.seats),
-            bot_seed_key=key,
-        )
-    )
+    return _encoder.encode(Job(league=blob, game=game, bot_seed_key=key))
 
 
 def decode_done(data: bytes) -> Done:
@@ -139,7 +121,14 @@ def code_digest() -> str:
 def worker_config(blob: LeagueBlob, out: Path | None = None) -> LeagueConfig:
     """The league as this machine sees it: bot paths mapped through `cluster.bot_root`.
 
-    `ConfigError` names the bot whose program is not here."""
+    `ConfigError` names the bot whose program is not here, or says that this
+    worker runs other referee code than the coordinator."""
+    ours = code_digest()
+    if blob.digest != _blob_digest(blob, ours):
+        raise ConfigError(
+            f"runs another referee (version {__version__}, code {ours}): install the "
+            "coordinator's version on every worker"
+        )
     league_file = Path(blob.path)
     root = blob.raw.get("cluster", {}).get("bot_root")
     base = Path(root) if isinstance(root, str) else league_file.parent
@@ -191,12 +180,6 @@ def _mapped(bot: BotEntry, old: Path, new: Path) -> BotEntry:
 def check_worker(blob: bytes) -> str:
     """Run on every worker before the league starts: '' or what is wrong on this worker."""
     league = msgspec.msgpack.decode(blob, type=LeagueBlob)
-    ours = code_digest()
-    if league.digest != _blob_digest(league, ours):
-        return (
-            f"runs another referee (version {__version__}, code {ours}): install the "
-            "coordinator's version on every worker"
-        )
     try:
         config = worker_config(league)
     except ConfigError as exc:
@@ -317,15 +300,7 @@ class _Runtime:
         from .run import play_scheduled
 
         league = self._league(job.league)
-        game = Scheduled(
-            index=job.index,
-            unit=job.unit,
-            table=job.table,
-            deal=job.deal,
-            rotation=job.rotation,
-            seed=job.seed,
-            seats=tuple(job.seats),
-        )
+        game = job.game
         used: list[Bot] = []
         start = time.perf_counter()
         record = await play_scheduled(

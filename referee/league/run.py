@@ -187,12 +187,13 @@ async def run_league(
     TCP bots come from `server` (see `referee.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
     `jobs` is the number of games with a TCP seat played here at once."""
+    games = schedule(config)
     blob = None
     if cluster is not None:
         from .remote import league_blob
 
         blob = league_blob(config)
-        remote_games = [g for g in schedule(config) if not _has_tcp(config, g)]
+        remote_games = [g for g in games if not _has_tcp(config, g)]
         await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
     out = config.out
     logs = out / "logs"
@@ -207,7 +208,6 @@ async def run_league(
             (config.name, json.dumps([b.name for b in config.bots])),
         )
         key = ledger.bot_seed_key(config.bot_seed_key)
-        games = schedule(config)
         done = ledger.done()
         todo = [g for g in games if g.index not in done]
         remote: list[Scheduled] = []

@@ -747,6 +747,7 @@ def test_without_bot_root_workers_see_the_league_folder_where_it_is(tmp_path: Pa
     config = worker_config(blob)
     assert [b.spec for b in config.bots] == [b.spec for b in load_config(path).bots]
     moved = msgspec.structs.replace(blob, path=str(tmp_path / "nowhere" / "league.toml"))
+    moved = msgspec.structs.replace(moved, digest=remote._blob_digest(moved, code_digest()))
     with pytest.raises(ConfigError, match=r"^bot\[0\]\.cwd: .*nowhere is not a folder"):
         worker_config(moved)
 

@@ -152,9 +152,19 @@ def checked_log(path: Path, report: GameReport | None = None) -> GameLog:
     return log
 
 
-def engine_ranks_ok(ranks: list[int], scores: list[int]) -> bool:
-    """Ranks as the engine gives them without forfeits: 1 + sides strictly better."""
-    return ranks == [1 + sum(1 for t in scores if t < s) for s in scores]
+def engine_ranks_ok(ranks: list[int], rounds: list[list[int]]) -> bool:
+    """Ranks as RULES.md gives them without forfeits, from each seat's round scores.
+
+    The lowest total wins; a tie goes to the most zero-point rounds, then to the
+    lowest non-zero round; a tie that remains is shared (1 + sides strictly better).
+    """
+
+    def key(mine: list[int]) -> tuple[int, int, int]:
+        nonzero = [r for r in mine if r]
+        return (sum(mine), -mine.count(0), min(nonzero) if nonzero else 0)
+
+    keys = [key(mine) for mine in rounds]
+    return ranks == [1 + sum(1 for k in keys if k < mine) for mine in keys]
 
 
 @dataclass
@@ -332,7 +342,7 @@ async def test_misbehaving_bot_game(case: Case, table: Table, tmp_path: Path) ->
         assert all(result.ranks[s] < players for s in range(players) if s != seat)
         assert engine_ranks_ok(
             [r for s, r in enumerate(result.ranks) if s != seat],
-            [x for s, x in enumerate(result.outcome.scores) if s != seat],
+            [[r[s] for r in result.outcome.rounds] for s in range(players) if s != seat],
         )
         # After its fault the referee moves for the seat, and asks it nothing more.
         fault_at = next((i for i, d in enumerate(played.decisions()) if d.faults), -1)
@@ -410,7 +420,8 @@ def test_four_sample_bots_play_a_whole_game_with_json_output(table: Table, tmp_p
     assert [s["seat"] for s in seats] == [0, 1, 2, 3]
     assert all(s["status"] == "ok" and s["faults"] == [] for s in seats)
     scores = [s["score"] for s in seats]
-    assert engine_ranks_ok([s["rank"] for s in seats], scores)
+    by_seat = [[r[s] for r in summary["rounds"]] for s in range(4)]
+    assert engine_ranks_ok([s["rank"] for s in seats], by_seat)
     assert len(summary["rounds"]) == 7
     assert [sum(r[s] for r in summary["rounds"]) for s in range(4)] == scores
     # Rounds went to stderr, leaving stdout to the JSON.

@@ -217,7 +217,15 @@ class Error(Message, tag="error", kw_only=True):
     """The referee's answer to a bad line; `code` is stable, `message` is for people."""
 
     code: Literal[
-        "malformed", "illegal", "timeout", "stale", "oversize", "unexpected", "version", "login"
+        "malformed",
+        "illegal",
+        "timeout",
+        "stale",
+        "oversize",
+        "unexpected",
+        "version",
+        "login",
+        "busy",
     ]
     message: str
     request: int | None = None  # the turn request the error concerns, if any

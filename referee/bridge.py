@@ -4,7 +4,8 @@ The bridge logs in, waits for `hello`, then starts the bot and copies bytes both
 ways until either side closes. The bot is unchanged: it sees exactly what a bot
 started by the referee sees. When the server ends the connection for any reason
 but the end of the league (`bye` with reason `done`) or a refused login, the
-bridge starts a fresh bot and logs in again for later games.
+bridge starts a fresh bot and logs in again for later games. A server that is
+full (`error` code `busy`) is asked again every `retry_delay_s` until it has room.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ CLEAN_EXIT_S = 2.0
 class Outcome:
     """How one connection ended."""
 
-    kind: str  # "done": the league is over; "refused": login refused; "dropped": anything else
+    kind: str  # "done": the league is over; "refused": login refused; "busy": server full;
+    # "dropped": anything else
     detail: str = ""
 
 
@@ -65,6 +67,9 @@ async def run_bridge(
         async with stream:
             outcome = await _one_session(stream, name, token, argv)
         log.info("%s: connection ended: %s %s", name, outcome.kind, outcome.detail)
+        if outcome.kind == "busy" and reconnect:
+            await trio.sleep(retry_delay_s)  # no bot was started; room comes with time
+            continue
         if outcome.kind != "dropped" or not reconnect:
             return outcome
 
@@ -92,7 +97,7 @@ async def _one_session(
             return Outcome("dropped", f"bad line from the server: {exc}")
     first = _peek(pending[0])
     if first.get("type") == "error":
-        kind = "refused" if first.get("code") == "login" else "dropped"
+        kind = {"login": "refused", "busy": "busy"}.get(str(first.get("code")), "dropped")
         return Outcome(kind, str(first.get("message", "")))
     process = await trio.lowlevel.open_process(
         list(argv),

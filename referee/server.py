@@ -10,6 +10,7 @@ compared in constant time and never printed or logged.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 import math
@@ -21,7 +22,13 @@ from typing import TYPE_CHECKING
 import trio
 from rich.console import Console
 
-from protocol import PROTOCOL_VERSION, ProtocolError, RemoteProtocolError, decode_from_bot
+from protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    RemoteProtocolError,
+    decode_from_bot,
+    encode,
+)
 from protocol import messages as m
 
 from .connection import BotGoneError, BotStalledError, Connection
@@ -112,8 +119,7 @@ class BotServer:
         if self.open_connections >= self.limits.max_connections:
             self.refused += 1
             log.info("connection from %s refused: %d open already", peer, self.open_connections)
-            with trio.move_on_after(1):
-                await stream.aclose()
+            await self._busy(stream)
             return
         self.open_connections += 1
         conn = Connection(stream, stream, name=f"tcp {peer}", max_line=self.limits.max_line)
@@ -131,6 +137,19 @@ class BotServer:
             self.open_connections -= 1
             with trio.CancelScope(shield=True), trio.move_on_after(1):
                 await stream.aclose()
+
+    async def _busy(self, stream: trio.SocketStream) -> None:
+        """Tell a connection over `max_connections` to come back later, and close it.
+
+        Nothing is read from it; the two short lines fit in any socket buffer, and a
+        peer gets one second for them at most."""
+        problem = f"server busy: {self.limits.max_connections} connections open; try again later"
+        lines = encode(m.Error(code="busy", message=problem)) + encode(m.Bye(reason="busy"))
+        with trio.move_on_after(1):
+            with contextlib.suppress(trio.BrokenResourceError, OSError):
+                await stream.send_all(lines)
+        with trio.move_on_after(1):
+            await stream.aclose()
 
     async def _login(self, conn: Connection, peer: str) -> TcpSession | None:
         """Read `login`, check it, then `hello`/`ready`; the session, or None (logged)."""

@@ -233,6 +233,65 @@ async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
     assert_no_token(tmp_path, caplog, capsys)
 
 
+async def test_a_connection_over_max_connections_is_told_busy_and_the_bridge_waits(
+    tmp_path: Path,
+) -> None:
+    config = write_league(tmp_path, tcp=True, extra="[server]\nmax_connections = 2")
+    server = BotServer(config, league_hello(config))
+    logged_in = trio.Event()
+    server.on_login = lambda name: logged_in.set()
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
+            port = listeners[0].socket.getsockname()[1]
+            held = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
+            while server.open_connections < 2:
+                await trio.sleep(0.01)
+
+            # The third connection is not read: it is told why, and closed.
+            async with await login(port, "c", TOKEN_C) as third:
+                lines = await read_all(third)
+            assert [(x["type"], x.get("code") or x.get("reason")) for x in lines] == [
+                ("error", "busy"),
+                ("bye", "busy"),
+            ]
+            assert "2 connections open" in lines[0]["message"]
+            assert server.refused == 1 and not logged_in.is_set()
+
+            # The bridge keeps asking while the server is full, and gets in once there is room.
+            nursery.start_soon(
+                lambda: run_bridge("127.0.0.1", port, "c", TOKEN_C, RANDOM, retry_delay_s=0.05)
+            )
+            while server.refused < 3:
+                await trio.sleep(0.01)
+            assert not logged_in.is_set()
+            await held[0].aclose()
+            await logged_in.wait()
+            await held[1].aclose()
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path) -> None:
+    config = write_league(tmp_path, tcp=True, extra="[server]\nidle_ms = 300")
+    server = BotServer(config, league_hello(config))
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
+            port = listeners[0].socket.getsockname()[1]
+            async with await login(port, "c", TOKEN_C) as stream:
+                await stream.send_all(b'{"type":"ready","name":"c"}\n')
+                start = trio.current_time()
+                lines = await read_all(stream)
+                waited = trio.current_time() - start
+            assert [x["type"] for x in lines] == ["hello", "bye"]
+            assert lines[1]["reason"] == "idle"
+            assert waited >= 0.3
+            assert server.slots["c"].connected is None
+            while server.open_connections:  # the server's side closes right after
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+
+
 async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
     config = write_league(tmp_path, tcp=True, startup_ms=300)
     with trio.fail_after(60):

@@ -8,13 +8,14 @@ the game, and the bot seed key is pinned.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -188,47 +189,61 @@ async def first_line(stream: trio.SocketStream) -> dict[str, Any]:
     return dict(json.loads(data.split(b"\n", 1)[0]))
 
 
-async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
-) -> None:
-    caplog.set_level(logging.DEBUG, logger="referee")
-    config = write_league(tmp_path, tcp=True, extra="[server]\nhandshake_ms = 300")
+@dataclasses.dataclass
+class Listening:
+    """A `BotServer` of the test league on 127.0.0.1, with no games running."""
+
+    server: BotServer
+    port: int
+    logged_in: trio.Event  # set at the first good login
+    nursery: trio.Nursery
+
+
+@contextlib.asynccontextmanager
+async def listening(tmp: Path, extra: str) -> AsyncIterator[Listening]:
+    config = write_league(tmp, tcp=True, extra=extra)
     server = BotServer(config, league_hello(config))
     logged_in = trio.Event()
     server.on_login = lambda name: logged_in.set()
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(server.serve, "127.0.0.1", 0)
-            port = listeners[0].socket.getsockname()[1]
-
-            for name, token in (("c", TOKEN_D), ("nobody", TOKEN_C), ("c", "")):
-                async with await login(port, name, token) as stream:
-                    lines = await read_all(stream)
-                assert lines[0]["type"] == "error" and lines[0]["code"] == "login"
-                assert lines[-1]["type"] == "bye"
-
-            async with await trio.open_tcp_stream("127.0.0.1", port) as silent:
-                lines = await read_all(silent)  # closed after handshake_ms
-            assert lines[0]["code"] == "login" and "no login" in lines[0]["message"]
-
-            first = await login(port, "c", TOKEN_C)
-            assert (await first_line(first))["type"] == "hello"
-            await first.send_all(b'{"type":"ready","name":"c"}\n')
-            await logged_in.wait()
-            second = await login(port, "c", TOKEN_C)
-            # The server pings the first connection to see that it is still there.
-            ping = await first_line(first)
-            assert ping["type"] == "ping"
-            await first.send_all(b'{"type":"pong","nonce":%d}\n' % ping["nonce"])
-            async with second:
-                lines = await read_all(second)
-            assert lines[0]["code"] == "login" and "already connected" in lines[0]["message"]
-
-            # Once the first connection is gone, the name may log in again.
-            await first.aclose()
-            async with await login(port, "c", TOKEN_C) as third:
-                assert (await first_line(third))["type"] == "hello"
+            yield Listening(server, listeners[0].socket.getsockname()[1], logged_in, nursery)
             nursery.cancel_scope.cancel()
+
+
+async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="referee")
+    async with listening(tmp_path, "[server]\nhandshake_ms = 300") as on:
+        for name, token in (("c", TOKEN_D), ("nobody", TOKEN_C), ("c", "")):
+            async with await login(on.port, name, token) as stream:
+                lines = await read_all(stream)
+            assert lines[0]["type"] == "error" and lines[0]["code"] == "login"
+            assert lines[-1]["type"] == "bye"
+
+        async with await trio.open_tcp_stream("127.0.0.1", on.port) as silent:
+            lines = await read_all(silent)  # closed after handshake_ms
+        assert lines[0]["code"] == "login" and "no login" in lines[0]["message"]
+
+        first = await login(on.port, "c", TOKEN_C)
+        assert (await first_line(first))["type"] == "hello"
+        await first.send_all(b'{"type":"ready","name":"c"}\n')
+        await on.logged_in.wait()
+        second = await login(on.port, "c", TOKEN_C)
+        # The server pings the first connection to see that it is still there.
+        ping = await first_line(first)
+        assert ping["type"] == "ping"
+        await first.send_all(b'{"type":"pong","nonce":%d}\n' % ping["nonce"])
+        async with second:
+            lines = await read_all(second)
+        assert lines[0]["code"] == "login" and "already connected" in lines[0]["message"]
+
+        # Once the first connection is gone, the name may log in again.
+        await first.aclose()
+        async with await login(on.port, "c", TOKEN_C) as third:
+            assert (await first_line(third))["type"] == "hello"
     assert "login from" in caplog.text and "refused" in caplog.text
     assert_no_token(tmp_path, caplog, capsys)
 
@@ -236,60 +251,46 @@ async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
 async def test_a_connection_over_max_connections_is_told_busy_and_the_bridge_waits(
     tmp_path: Path,
 ) -> None:
-    config = write_league(tmp_path, tcp=True, extra="[server]\nmax_connections = 2")
-    server = BotServer(config, league_hello(config))
-    logged_in = trio.Event()
-    server.on_login = lambda name: logged_in.set()
-    with trio.fail_after(20):
-        async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
-            port = listeners[0].socket.getsockname()[1]
-            held = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
-            while server.open_connections < 2:
-                await trio.sleep(0.01)
+    async with listening(tmp_path, "[server]\nmax_connections = 2") as on:
+        held = [await trio.open_tcp_stream("127.0.0.1", on.port) for _ in range(2)]
+        while on.server.open_connections < 2:
+            await trio.sleep(0.01)
 
-            # The third connection is not read: it is told why, and closed.
-            async with await login(port, "c", TOKEN_C) as third:
-                lines = await read_all(third)
-            assert [(x["type"], x.get("code") or x.get("reason")) for x in lines] == [
-                ("error", "busy"),
-                ("bye", "busy"),
-            ]
-            assert "2 connections open" in lines[0]["message"]
-            assert server.refused == 1 and not logged_in.is_set()
+        # The third connection is not read: it is told why, and closed.
+        async with await login(on.port, "c", TOKEN_C) as third:
+            lines = await read_all(third)
+        assert [(x["type"], x.get("code") or x.get("reason")) for x in lines] == [
+            ("error", "busy"),
+            ("bye", "busy"),
+        ]
+        assert "2 connections open" in lines[0]["message"]
+        assert on.server.refused == 1 and not on.logged_in.is_set()
 
-            # The bridge keeps asking while the server is full, and gets in once there is room.
-            nursery.start_soon(
-                lambda: run_bridge("127.0.0.1", port, "c", TOKEN_C, RANDOM, retry_delay_s=0.05)
-            )
-            while server.refused < 3:
-                await trio.sleep(0.01)
-            assert not logged_in.is_set()
-            await held[0].aclose()
-            await logged_in.wait()
-            await held[1].aclose()
-            nursery.cancel_scope.cancel()
+        # The bridge keeps asking while the server is full, and gets in once there is room.
+        on.nursery.start_soon(
+            lambda: run_bridge("127.0.0.1", on.port, "c", TOKEN_C, RANDOM, retry_delay_s=0.05)
+        )
+        while on.server.refused < 3:
+            await trio.sleep(0.01)
+        assert not on.logged_in.is_set()
+        await held[0].aclose()
+        await on.logged_in.wait()
+        await held[1].aclose()
 
 
 async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path) -> None:
-    config = write_league(tmp_path, tcp=True, extra="[server]\nidle_ms = 300")
-    server = BotServer(config, league_hello(config))
-    with trio.fail_after(20):
-        async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
-            port = listeners[0].socket.getsockname()[1]
-            async with await login(port, "c", TOKEN_C) as stream:
-                await stream.send_all(b'{"type":"ready","name":"c"}\n')
-                start = trio.current_time()
-                lines = await read_all(stream)
-                waited = trio.current_time() - start
-            assert [x["type"] for x in lines] == ["hello", "bye"]
-            assert lines[1]["reason"] == "idle"
-            assert waited >= 0.3
-            assert server.slots["c"].connected is None
-            while server.open_connections:  # the server's side closes right after
-                await trio.sleep(0.01)
-            nursery.cancel_scope.cancel()
+    async with listening(tmp_path, "[server]\nidle_ms = 300") as on:
+        async with await login(on.port, "c", TOKEN_C) as stream:
+            await stream.send_all(b'{"type":"ready","name":"c"}\n')
+            start = trio.current_time()
+            lines = await read_all(stream)
+            waited = trio.current_time() - start
+        assert [x["type"] for x in lines] == ["hello", "bye"]
+        assert lines[1]["reason"] == "idle"
+        assert waited >= 0.3
+        assert on.server.slots["c"].connected is None
+        while on.server.open_connections:  # the server's side closes right after
+            await trio.sleep(0.01)
 
 
 async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:

@@ -39,16 +39,7 @@ from .rules import (
     new_game,
     view,
 )
-from .wire import view_info
-
-_STEP_NAMES = {
-    Ctx.START: "start",
-    Ctx.FOLLOW: "follow",
-    Ctx.CONTINUE: "continue",
-    Ctx.SWAN: "swan",
-    Ctx.BUILD: "build",
-    Ctx.BUILD_FOLLOW: "build",
-}
+from .wire import STEP_NAMES, view_info
 
 
 class SelectionError(ValueError):
@@ -418,7 +409,7 @@ def show(log: GameLog, selection: Selection) -> Iterator[str]:
             yield from round_start_lines(log, step.before)
         yield ""
         b = board(step.before, seat)
-        step_name = _STEP_NAMES[b.step]
+        step_name = STEP_NAMES[b.step]
         yield (
             f"-- move {step.n} · round {round_index + 1} · "
             f"{_seat_name(log, b.to_move)} to move ({step_name}) --"
@@ -476,7 +467,7 @@ def state_record(state: State, seat: int | None) -> dict[str, Any]:
         "scores": list(b.scores),
         "boneyard": b.boneyard,
         "open_doubles": list(b.open_doubles),
-        "step": _STEP_NAMES[b.step],
+        "step": STEP_NAMES[b.step],
         "to_move": b.to_move,
         "seat": None,
         "players": n,

@@ -90,20 +90,20 @@ def view_info(state: State, seat: int) -> m.ViewInfo:
         scores=list(v.scores),
         boneyard=v.boneyard_count,
         open_doubles=list(v.open_doubles),
-        step=_step(v.step),
+        step=STEP_NAMES[v.step],
         next=(v.to_move + 1) % state.rules.players,
     )
 
 
-def _step(step: Ctx) -> str:
-    return {
-        Ctx.START: "start",
-        Ctx.FOLLOW: "follow",
-        Ctx.CONTINUE: "continue",
-        Ctx.SWAN: "swan",
-        Ctx.BUILD: "build",
-        Ctx.BUILD_FOLLOW: "build",
-    }[step]
+# The name of each engine step on the wire (and in replays): the two build steps are one.
+STEP_NAMES = {
+    Ctx.START: "start",
+    Ctx.FOLLOW: "follow",
+    Ctx.CONTINUE: "continue",
+    Ctx.SWAN: "swan",
+    Ctx.BUILD: "build",
+    Ctx.BUILD_FOLLOW: "build",
+}
 
 
 def move_spec(move: Move) -> m.MoveSpec:

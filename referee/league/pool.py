@@ -63,6 +63,16 @@ class BotPool:
         self._nonce = 0
         self._hello = league_hello(config)
 
+    async def _answers(self, bot: Bot, name: str) -> bool:
+        """Whether a bot kept from an earlier game answers a ping, so it may be reused."""
+        self._nonce += 1
+        try:
+            await ping(bot.connection, self._nonce, 2.0)
+        except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
+            log.info("%s: not reused (%s)", name, exc)
+            return False
+        return True
+
     async def _acquire_tcp(self, bot: BotEntry) -> tuple[TcpSession | None, str]:
         if self.server is None:
             return None, "a tcp bot needs `referee serve`"
@@ -70,13 +80,9 @@ class BotPool:
             session, why = await self.server.take(bot.name, self.config.time.startup_ms / 1000)
             if session is None:
                 return None, why
-            self._nonce += 1
-            try:
-                await ping(session.connection, self._nonce, 2.0)
+            if await self._answers(session, bot.name):
                 return session, ""
-            except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
-                log.info("%s: connection not reused (%s)", bot.name, exc)
-                await self.server.end(session, polite=False)
+            await self.server.end(session, polite=False)
 
     async def acquire(self, bot: BotEntry) -> tuple[Bot | None, str]:
         """A ready process (or TCP session) for `bot`, or None and why it could not start."""
@@ -86,13 +92,9 @@ class BotPool:
             return None, "the league was ended"
         while self.idle[bot.name]:
             proc = self.idle[bot.name].pop()
-            self._nonce += 1
-            try:
-                await ping(proc.connection, self._nonce, 2.0)
+            if await self._answers(proc, bot.name):
                 return proc, ""
-            except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
-                log.info("%s: not reused (%s)", bot.name, exc)
-                await self._end(proc)
+            await self._end(proc)
         self.started += 1
         path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
         while path.exists():  # a resumed league keeps the stderr of the earlier run

@@ -20,6 +20,7 @@ from .rules import PRESET_SOURCES, PRESETS, VARIANTS, RulesError, preset, to_tom
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
+    from .league.config import LeagueConfig
     from .league.standings import Standings
 
 
@@ -97,6 +98,25 @@ async def open_cluster(target: str | None, jobs: int) -> AsyncIterator[Cluster |
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(opened.close)
+
+
+def load_league(
+    config_file: str, out: str | None, sandbox: str | None, cluster: str | None
+) -> LeagueConfig:
+    """The league file with --out and --sandbox applied, and --cluster checked; a bad
+    file or cluster address is a one-line error (exit 2) before anything starts."""
+    from pathlib import Path
+
+    from .league.cluster import ClusterError, check_target
+    from .league.config import ConfigError, load_config
+
+    try:
+        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
+        if cluster is not None:
+            check_target(cluster)
+    except (ConfigError, ClusterError) as exc:
+        fail(str(exc))
+    return config
 
 
 def wide_console() -> Console:
@@ -474,19 +494,13 @@ def league_cmd(
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT]."""
-    from pathlib import Path
 
-    from .league.cluster import ClusterError, check_target
-    from .league.config import ConfigError, default_jobs, load_config
+    from .league.cluster import ClusterError
+    from .league.config import default_jobs
     from .league.ledger import LedgerError
     from .league.run import print_standings, run_league
 
-    try:
-        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
-        if cluster is not None:
-            check_target(cluster)
-    except (ConfigError, ClusterError) as exc:
-        fail(str(exc))
+    config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
     resume_cmd = shlex.join(
@@ -561,23 +575,17 @@ def serve_cmd(
     With --cluster, games without a tcp seat run on the cluster's workers; games
     with one are played here, where the connections are."""
     import logging
-    from pathlib import Path
 
     import trio
 
-    from .league.cluster import ClusterError, check_target
-    from .league.config import ConfigError, default_jobs, load_config
+    from .league.cluster import ClusterError
+    from .league.config import default_jobs
     from .league.ledger import LedgerError
     from .league.run import print_standings
     from .server import serve_league
 
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
-    try:
-        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
-        if cluster is not None:
-            check_target(cluster)
-    except (ConfigError, ClusterError) as exc:
-        fail(str(exc))
+    config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
 
@@ -639,6 +647,7 @@ def connect_cmd(
     from pathlib import Path
 
     from .bridge import run_bridge
+    from .process import BotSpec, findable
 
     logging.basicConfig(level=logging.WARNING, format="referee connect: %(message)s")
     host, sep, port_text = address.rpartition(":")
@@ -650,6 +659,8 @@ def connect_cmd(
         fail(f"{token_file}: cannot read the token file")
     if not token:
         fail(f"{token_file}: the token file is empty")
+    if not findable(BotSpec(name=name, argv=command)):
+        fail(f"{command[0]}: no such program, or not executable (the bot's command, after --)")
     try:
         outcome = run_trio(
             lambda: run_bridge(

@@ -34,7 +34,7 @@ class Outcome:
     """How one connection ended."""
 
     kind: str  # "done": the league is over; "refused": login refused; "busy": server full;
-    # "dropped": anything else
+    # "failed": the bot could not be started; "dropped": anything else
     detail: str = ""
 
 
@@ -99,13 +99,16 @@ async def _one_session(
     if first.get("type") == "error":
         kind = {"login": "refused", "busy": "busy"}.get(str(first.get("code")), "dropped")
         return Outcome(kind, str(first.get("message", "")))
-    process = await trio.lowlevel.open_process(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
+    try:
+        process = await trio.lowlevel.open_process(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,
+        )
+    except OSError as exc:  # starting it again would fail again: the bridge stops
+        return Outcome("failed", f"cannot start {argv[0]}: {exc.strerror}")
     assert process.stdin is not None and process.stdout is not None
     bye: list[str] = []
     try:

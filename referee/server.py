@@ -143,7 +143,8 @@ class BotServer:
 
         Nothing is read from it; the two short lines fit in any socket buffer, and a
         peer gets one second for them at most."""
-        problem = f"server busy: {self.limits.max_connections} connections open; try again later"
+        n = self.limits.max_connections
+        problem = f"server busy: {n} connection{'s' * (n != 1)} open; try again later"
         lines = encode(m.Error(code="busy", message=problem)) + encode(m.Bye(reason="busy"))
         with trio.move_on_after(1):
             with contextlib.suppress(trio.BrokenResourceError, OSError):

@@ -409,6 +409,21 @@ def test_connect_reports_a_bad_address_and_a_missing_token_file(tmp_path: Path) 
         ["connect", "127.0.0.1:1", "--name", "c", "--token-file", str(tmp_path / "none"), "true"],
     )
     assert result.exit_code == 2 and "cannot read" in result.output
+    (tmp_path / "c.token").write_text(TOKEN_C)
+    token = str(tmp_path / "c.token")
+    args = ["connect", "127.0.0.1:1", "--name", "c", "--token-file", token]
+    result = CliRunner().invoke(main, [*args, "--", "no-such-bot-program", "--fast"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "no-such-bot-program: no such program" in result.output
+
+
+async def test_the_bridge_stops_when_its_bot_cannot_start(tmp_path: Path) -> None:
+    # The program passed the command line's check, then went away before the login.
+    async with listening(tmp_path, "") as on:
+        outcome = await run_bridge(
+            "127.0.0.1", on.port, "c", TOKEN_C, [str(tmp_path / "gone")], retry_delay_s=0.01
+        )
+    assert outcome.kind == "failed" and "cannot start" in outcome.detail, outcome
 
 
 def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:

@@ -327,7 +327,13 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
     "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
 )
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option.")
-@click.option("--seed", type=int, default=None, help="Game seed (default: random).")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Game seed, for debugging and tests: a small seed is not secret (a bot could find "
+    "it from its hand and know every other hand). Default: a fresh 128-bit secret.",
+)
 @click.option(
     "--log",
     "log_file",

@@ -130,6 +130,14 @@ def new_bot_seed_key() -> bytes:
     return secrets.token_bytes(16)
 
 
+SEED_BITS = 128  # a game seed is the deal's only secret: too many bits to search
+
+
+def new_game_seed() -> int:
+    """A fresh secret game seed."""
+    return secrets.randbits(SEED_BITS)
+
+
 def auto_move(state: State) -> Move:
     """The move made for a forfeited seat: draw or pass when possible, else the first move."""
     legal = legal_moves(state)

@@ -8,7 +8,6 @@ and maps problems to one-line errors and exit codes.
 from __future__ import annotations
 
 import json
-import random
 import secrets
 import sys
 from dataclasses import replace
@@ -23,6 +22,7 @@ from protocol.messages import TimeControl
 from .cli import fail, run_trio
 from .display import RoundPrinter, result_table
 from .faults import Policy
+from .match import new_game_seed
 from .process import BotSpec, Limits, parse_bot
 from .rules import RulesError, preset
 from .runner import GameReport, run_game
@@ -49,6 +49,7 @@ def play_from_cli(
     sandbox: str = "none",
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
+    given_seed = seed is not None
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
@@ -82,7 +83,7 @@ def play_from_cli(
         grace_ms=grace_ms,
     )
     if seed is None:
-        seed = random.SystemRandom().randrange(1 << 31)
+        seed = new_game_seed()
     key: bytes | None = None
     if bot_seed_key is not None:
         try:
@@ -91,7 +92,8 @@ def play_from_cli(
             fail(f"--bot-seed-key {bot_seed_key!r}: expected hexadecimal digits")
     # The id bots see must not carry the seed: with the rules it would reveal every hand.
     game_id = f"game-{secrets.token_hex(4)}"
-    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"game-{seed}.jsonl"
+    name = f"game-{seed}" if given_seed else game_id  # a secret seed stays out of file names
+    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{name}.jsonl"
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -36,6 +36,8 @@ _LEAGUE_KEYS = {
     "challengers",
     "jobs",
     "bot_seed_key",
+    "deal_key",
+    "accept_tcp_duplicate_risk",
 }
 _BOT_KEYS = {
     "name",
@@ -117,6 +119,7 @@ class LeagueConfig:
     challengers: tuple[str, ...] = ()
     jobs: int | None = None
     bot_seed_key: bytes | None = None  # pins the bots' own seeds across fresh runs
+    deal_key: bytes | None = None  # pins the deals across fresh runs; secret until the end
     server: ServerLimits = field(default_factory=ServerLimits)
     bot_root: str | None = None  # the league file's folder as cluster workers see it
     sandbox_override: str | None = None  # --sandbox, for workers that parse the file again
@@ -132,6 +135,7 @@ class LeagueConfig:
             "deals": self.deals,
             "duplicate": self.duplicate,
             "seed": self.seed,
+            "deals_from": "hmac-sha256(deal_key, deal, table)",  # not the seed alone
             "challengers": list(self.challengers),
             "time": [self.time.move_ms, self.time.bank_ms, self.time.increment_ms],
             "policy": [self.policy.value, self.max_faults],
@@ -321,13 +325,23 @@ def parse_config(
             raise ConfigError(f"time.{k}: must not be negative")
     time = TimeControl(**time_raw)
     name = _expect(league.get("name", path.stem), str, "league.name", "a name")
-    key_text = league.get("bot_seed_key")
-    bot_seed_key = None
-    if key_text is not None:
-        try:
-            bot_seed_key = bytes.fromhex(_expect(key_text, str, "league.bot_seed_key", "hex"))
-        except ValueError:
-            raise ConfigError("league.bot_seed_key: expected hexadecimal digits") from None
+    bot_seed_key = _hex_key(league, "bot_seed_key", 0)
+    deal_key = _hex_key(league, "deal_key", DEAL_KEY_MIN_HEX)
+    tcp_risk = _expect(
+        league.get("accept_tcp_duplicate_risk", False),
+        bool,
+        "league.accept_tcp_duplicate_risk",
+        "true or false",
+    )
+    tcp_names = [b.name for b in bots if b.tcp]
+    if duplicate and tcp_names and not tcp_risk:
+        # A process the referee starts is never given a deal twice (see league.pool); a
+        # tcp bot is one program that plays every rotation of a deal and may remember it.
+        raise ConfigError(
+            f"league.duplicate: tcp bot {tcp_names[0]!r} would play each deal once per seat "
+            "rotation in one program the referee cannot restart, and could remember the "
+            "hands; set duplicate = false, or accept_tcp_duplicate_risk = true in [league]"
+        )
     server_raw = _expect(data.get("server", {}), dict, "server", "a table")
     _unknown(server_raw, _SERVER_KEYS, "server")
     for k, v in server_raw.items():
@@ -353,11 +367,34 @@ def parse_config(
         challengers=challengers,
         jobs=jobs,
         bot_seed_key=bot_seed_key,
+        deal_key=deal_key,
         server=server,
         bot_root=bot_root,
         sandbox_override=sandbox_override,
         raw=data,
     )
+
+
+DEAL_KEY_MIN_HEX = 32  # 128 bits
+
+
+def _hex_key(league: dict[str, Any], name: str, minimum: int) -> bytes | None:
+    """A secret given as hexadecimal digits in [league], at least `minimum` of them."""
+    text = league.get(name)
+    if text is None:
+        return None
+    _expect(text, str, f"league.{name}", "hexadecimal digits in a string")
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        raise ConfigError(f"league.{name}: expected hexadecimal digits") from None
+    if len(key) * 2 < minimum:
+        raise ConfigError(
+            f"league.{name}: {len(key) * 2} hexadecimal digits; at least {minimum} "
+            f"({minimum * 4} bits), for example from `python3 -c 'import secrets; "
+            "print(secrets.token_hex(32))'`"
+        )
+    return key
 
 
 def _resources(raw: dict[str, Any], key: str) -> dict[str, float]:

@@ -2,7 +2,10 @@
 
 A game is recorded once: the schedule index is the primary key, so a second
 insert of the same game is refused, and a game cut short is never inserted.
-The league's fingerprint is stored so that `--resume` refuses a changed file.
+The league's fingerprint is stored so that `--resume` refuses a changed file,
+and so are the league's two secrets: the deal key (every deal of the league is
+derived from it) and the key of the bots' own seeds. They are made once, when
+the league starts, so a resumed league plays the deals it would have played.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ CREATE TABLE IF NOT EXISTS games (
     unit INTEGER NOT NULL,
     deal INTEGER NOT NULL,
     rotation INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,  -- 128-bit deal seeds do not fit an SQLite integer
     seats TEXT NOT NULL,
     scores TEXT NOT NULL,
     ranks TEXT NOT NULL,
@@ -106,16 +109,24 @@ class Ledger:
         A resumed league must keep its key, or bots would get other seeds than in
         the games already recorded.
         """
-        row = self.db.execute("SELECT value FROM meta WHERE key='bot_seed_key'").fetchone()
+        return self._secret("bot_seed_key", pinned, 16)
+
+    def deal_key(self, pinned: bytes | None) -> bytes:
+        """The secret every deal of the league is derived from: made once and kept, or
+        pinned by `league.deal_key`. A resumed league must play the same deals."""
+        return self._secret("deal_key", pinned, 32)
+
+    def _secret(self, name: str, pinned: bytes | None, size: int) -> bytes:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (name,)).fetchone()
         if row is not None:
             stored = bytes.fromhex(row[0])
             if pinned is not None and pinned != stored:
                 raise LedgerError(
-                    f"{self.path}: league.bot_seed_key differs from the one these games used"
+                    f"{self.path}: league.{name} differs from the one these games used"
                 )
             return stored
-        key = pinned if pinned is not None else secrets.token_bytes(16)
-        self.db.execute("INSERT INTO meta VALUES ('bot_seed_key', ?)", (key.hex(),))
+        key = pinned if pinned is not None else secrets.token_bytes(size)
+        self.db.execute("INSERT INTO meta VALUES (?, ?)", (name, key.hex()))
         return key
 
     def has(self, idx: int) -> bool:
@@ -130,10 +141,7 @@ class Ledger:
         """Insert one finished game in its own transaction; False if it was already there.
 
         `worker`: the cluster worker that played it, kept in `placements`."""
-        values = [
-            json.dumps(getattr(rec, name)) if name in _JSON_FIELDS else getattr(rec, name)
-            for name in Record.__dataclass_fields__
-        ]
+        values = [_column(name, getattr(rec, name)) for name in Record.__dataclass_fields__]
         marks = ",".join("?" * len(values))
         try:
             with self.db:
@@ -157,5 +165,13 @@ class Ledger:
             data = dict(zip(names, row, strict=True))
             for name in _JSON_FIELDS:
                 data[name] = json.loads(data[name])
+            data["seed"] = int(data["seed"])
             out.append(Record(**data))
         return out
+
+
+def _column(name: str, value: Any) -> Any:
+    """A record's field as its column holds it."""
+    if name in _JSON_FIELDS:
+        return json.dumps(value)
+    return str(value) if name == "seed" else value

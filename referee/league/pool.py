@@ -4,6 +4,14 @@ A process is checked with a ping before it is reused. One that crashed, was
 forfeited, or belongs to a bot with `restart = "always"` is ended after its
 game; the next game gets a fresh one. Every process lives in the league's
 nursery and is ended when the pool closes, whatever the reason.
+
+No process ever plays two games of the same deal: a process that kept the hand
+it was dealt in one seat rotation would know another seat's hand, and the
+boneyard's order, in the next. A game gets a kept process that has not seen its
+deal, or a fresh one; so with duplicate deals a bot has about one process per
+seat rotation, each reused across deals (process k plays rotation k of every
+deal). A TCP bot is one program the referee cannot restart: the league file
+must accept that risk for a duplicate league (see league.config).
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ class BotPool:
         self.stderr_dir = stderr_dir
         self.idle: dict[str, list[BotProcess]] = defaultdict(list)
         self.live: set[BotProcess] = set()
+        self.deals: dict[BotProcess, set[int]] = {}  # the deal seeds each process was given
         self.started = 0
         self.closed = False  # after close(): nothing is started or kept any more
         self._nonce = 0
@@ -84,15 +93,22 @@ class BotPool:
                 return session, ""
             await self.server.end(session, polite=False)
 
-    async def acquire(self, bot: BotEntry) -> tuple[Bot | None, str]:
-        """A ready process (or TCP session) for `bot`, or None and why it could not start."""
+    async def acquire(self, bot: BotEntry, deal: int) -> tuple[Bot | None, str]:
+        """A ready process (or TCP session) for `bot` to play the deal with seed `deal`,
+        one that never played it, or None and why it could not start."""
         if bot.tcp:
             return await self._acquire_tcp(bot)
         if self.closed:
             return None, "the league was ended"
-        while self.idle[bot.name]:
-            proc = self.idle[bot.name].pop()
+        idle = self.idle[bot.name]
+        while True:
+            fresh = [p for p in idle if deal not in self.deals[p]]
+            if not fresh:
+                break
+            proc = fresh[-1]  # the most recently used: the others may be ended first
+            idle.remove(proc)
             if await self._answers(proc, bot.name):
+                self.deals[proc].add(deal)
                 return proc, ""
             await self._end(proc)
         self.started += 1
@@ -105,6 +121,7 @@ class BotPool:
         except OSError as exc:
             return None, f"cannot start {bot.spec.command}: {exc}"
         self.live.add(proc)
+        self.deals[proc] = {deal}
         self.nursery.start_soon(proc.drain_stderr)
         self.nursery.start_soon(proc.connection.writer)
         self.nursery.start_soon(proc.watch)
@@ -137,6 +154,7 @@ class BotPool:
             await goodbye(proc.connection)
         await proc.stop()
         self.live.discard(proc)
+        self.deals.pop(proc, None)
 
     async def close(self) -> None:
         """End every process, idle or not (shielded: runs on cancellation too)."""
@@ -149,3 +167,4 @@ class BotPool:
                     nursery.start_soon(proc.stop)
             self.live.clear()
             self.idle.clear()
+            self.deals.clear()

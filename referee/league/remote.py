@@ -54,11 +54,15 @@ class LeagueBlob(msgspec.Struct, frozen=True):
 
 
 class Job(msgspec.Struct, frozen=True):
-    """One game to play."""
+    """One game to play.
+
+    MessagePack holds integers of 64 bits at most, and a deal seed has 128: the seed
+    travels as text in `seed`, and `game.seed` is 0 on the way (see `encode_job`)."""
 
     league: LeagueBlob
     game: Scheduled
     bot_seed_key: bytes
+    seed: str
 
 
 class StderrPart(msgspec.Struct, frozen=True):
@@ -69,9 +73,10 @@ class StderrPart(msgspec.Struct, frozen=True):
 
 
 class Done(msgspec.Struct, frozen=True):
-    """One finished game."""
+    """One finished game (its seed as text, like `Job`'s)."""
 
     record: Record
+    seed: str
     log: bytes
     stderr: list[StderrPart]
     worker: str
@@ -93,12 +98,32 @@ def league_blob(config: LeagueConfig) -> LeagueBlob:
 
 def encode_job(blob: LeagueBlob, game: Scheduled, key: bytes) -> bytes:
     """The task's argument for `game`."""
-    return _encoder.encode(Job(league=blob, game=game, bot_seed_key=key))
+    job = Job(
+        league=blob,
+        game=dataclasses.replace(game, seed=0),
+        bot_seed_key=key,
+        seed=str(game.seed),
+    )
+    return _encoder.encode(job)
+
+
+def decode_job(data: bytes) -> Job:
+    """A task's argument, its game's seed restored."""
+    job = _job_decoder.decode(data)
+    return msgspec.structs.replace(job, game=dataclasses.replace(job.game, seed=int(job.seed)))
+
+
+def encode_done(done: Done) -> bytes:
+    """A task's result for one game, its seed carried as text."""
+    record = dataclasses.replace(done.record, seed=0)
+    return _encoder.encode(msgspec.structs.replace(done, record=record))
 
 
 def decode_done(data: bytes) -> Done:
-    """The task's result."""
-    return _done_decoder.decode(data)
+    """The task's result, its record's seed restored."""
+    done = _done_decoder.decode(data)
+    record = dataclasses.replace(done.record, seed=int(done.seed))
+    return msgspec.structs.replace(done, record=record)
 
 
 _code: str | None = None
@@ -210,7 +235,7 @@ def run_jobs(jobs: list[bytes]) -> list[bytes]:
     address = worker.address
     try:
         runtime = _Runtime.get(Path(worker.local_directory))
-        return [_encoder.encode(runtime.play(_job_decoder.decode(j), address)) for j in jobs]
+        return [encode_done(runtime.play(decode_job(j), address)) for j in jobs]
     except ConfigError as exc:  # a worker that joined after the check, set up differently
         raise WorkerSetupError(f"worker {address}: {exc}") from None
 
@@ -312,6 +337,7 @@ class _Runtime:
         log_path.unlink()
         return Done(
             record=record,
+            seed=str(record.seed),
             log=log,
             stderr=self._stderr(league, used),
             worker=worker,

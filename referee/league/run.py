@@ -88,7 +88,7 @@ async def play_scheduled(
     seats: list[Seat] = []
     early: list[Fault] = []
     for i, bot in enumerate(bots):
-        proc, why = await pool.acquire(bot)
+        proc, why = await pool.acquire(bot, game.seed)
         procs.append(proc)
         if proc is not None and used is not None:
             used.append(proc)
@@ -187,13 +187,14 @@ async def run_league(
     TCP bots come from `server` (see `referee.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
     `jobs` is the number of games with a TCP seat played here at once."""
-    games = schedule(config)
     blob = None
     if cluster is not None:
         from .remote import league_blob
 
         blob = league_blob(config)
-        remote_games = [g for g in games if not _has_tcp(config, g)]
+        # Which bots sit together does not depend on the deal key, which is not read yet.
+        seated = schedule(config, deal_key=bytes(32))
+        remote_games = [g for g in seated if not _has_tcp(config, g)]
         await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
     out = config.out
     logs = out / "logs"
@@ -208,6 +209,7 @@ async def run_league(
             (config.name, json.dumps([b.name for b in config.bots])),
         )
         key = ledger.bot_seed_key(config.bot_seed_key)
+        games = schedule(config, ledger.deal_key(config.deal_key))
         done = ledger.done()
         todo = [g for g in games if g.index not in done]
         remote: list[Scheduled] = []

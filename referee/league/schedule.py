@@ -1,20 +1,28 @@
 """The schedule: every game of a league, in a fixed order, each with its seed and seats.
 
 Round-robin plays every combination of bots for the table size; a gauntlet
-plays each challenger against every combination of the field. Every table
-plays the same deals (a deal's seed depends only on the league seed and the
-deal number), and with duplicate deals each deal is played under every cyclic
+plays each challenger against every combination of the field. Each table gets
+its own deals, and with duplicate deals each deal is played under every cyclic
 rotation of the seats; the rotations of one deal at one table form a unit for
 the statistics. Games are interleaved (deal, then rotation, then table), so a
 league stopped half way has played every table about equally.
+
+A deal's seed is a 128-bit value derived with HMAC-SHA256 from the league's
+secret deal key (made when the league starts and kept in its ledger, or pinned
+by `deal_key`), so that no bot can work the deal back from its hand by trying
+the referee's own functions on small public numbers. Tables do not share deals:
+a bot that sits at two tables would otherwise see one deal twice, and know in
+the second game what another seat held in the first.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
-import random
 from dataclasses import dataclass
 
+from ..match import SEED_BITS
 from .config import LeagueConfig
 
 
@@ -36,9 +44,11 @@ class Scheduled:
         return f"g{self.index + 1:05d}"
 
 
-def deal_seed(league_seed: int, deal: int) -> int:
-    """The game seed of deal `deal`: the same for every table."""
-    return random.Random(f"league/{league_seed}/deal/{deal}").getrandbits(31)
+def deal_seed(key: bytes, league_seed: int, deal: int, table: int) -> int:
+    """The game seed of deal `deal` at table `table`: 128 bits, secret while `key` is."""
+    message = f"league/{league_seed}/deal/{deal}/table/{table}".encode()
+    digest = hmac.new(key, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[: SEED_BITS // 8], "big")
 
 
 def tables(config: LeagueConfig) -> list[tuple[str, ...]]:
@@ -54,13 +64,13 @@ def tables(config: LeagueConfig) -> list[tuple[str, ...]]:
     return list(itertools.combinations(names, config.table))
 
 
-def schedule(config: LeagueConfig) -> list[Scheduled]:
-    """Every game of the league in schedule order."""
+def schedule(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
+    """Every game of the league in schedule order, its deals drawn from `deal_key`."""
     combos = tables(config)
     rotations = config.table if config.duplicate else 1
     games: list[Scheduled] = []
     for deal in range(config.deals):
-        seed = deal_seed(config.seed, deal)
+        seeds = [deal_seed(deal_key, config.seed, deal, t) for t in range(len(combos))]
         for rotation in range(rotations):
             for t, combo in enumerate(combos):
                 seats = combo[rotation:] + combo[:rotation]
@@ -71,7 +81,7 @@ def schedule(config: LeagueConfig) -> list[Scheduled]:
                         table=t,
                         deal=deal,
                         rotation=rotation,
-                        seed=seed,
+                        seed=seeds[t],
                         seats=seats,
                     )
                 )

@@ -48,6 +48,8 @@ from referee.league.schedule import schedule
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
     BOTS,
+    DEAL_KEY,
+    DEAL_KEY_HEX,
     ENV,
     KEY,
     KEY_HEX,
@@ -60,7 +62,6 @@ from tests.league.test_run import (
     first,
     gated_league,
     ledger_records,
-    meta,
     no_process_left,
     outcomes,
     pinned,
@@ -68,6 +69,7 @@ from tests.league.test_run import (
     recorded_count,
     run,
     sample,
+    secrets_of,
     standard_bots,
     start_cli,
     stop,
@@ -98,9 +100,11 @@ def placements(out: Path) -> dict[int, str]:
         ledger.close()
 
 
-def reference(path: Path, out: Path, key: bytes = KEY) -> tuple[dict[str, Any], list[Any]]:
+def reference(
+    path: Path, out: Path, key: bytes = KEY, deal_key: bytes = DEAL_KEY
+) -> tuple[dict[str, Any], list[Any]]:
     """The league of `path` played in-process: its standings (as written) and outcomes."""
-    standings = trio.run(run, pinned(path, out, key), 2)
+    standings = trio.run(run, pinned(path, out, key, deal_key), 2)
     return core(json.loads(json.dumps(standings.to_json()))), outcomes(ledger_records(out))
 
 
@@ -239,7 +243,7 @@ def error_lines(stderr: str) -> list[str]:
 
 def test_a_local_cluster_gives_the_same_standings_as_one_machine(tmp_path: Path) -> None:
     token = new_token()
-    path = write_league(tmp_path, standard_bots(token), bot_seed_key=KEY_HEX)
+    path = write_league(tmp_path, standard_bots(token), bot_seed_key=KEY_HEX, deal_key=DEAL_KEY_HEX)
     out = tmp_path / "cluster"
     process = start_cli(
         ["league", str(path), "--out", str(out), "-q", "--cluster", "local:2"], tmp_path, "run"
@@ -278,7 +282,7 @@ def test_a_local_cluster_gives_the_same_standings_as_one_machine(tmp_path: Path)
 def test_a_worker_killed_mid_game_costs_no_game(tmp_path: Path) -> None:
     token = new_token()
     bots = [*standard_bots(token)[:3], bot("slow", [PY, "-c", SLOW, str(BOTS)], token)]
-    path = write_league(tmp_path, bots, bot_seed_key=KEY_HEX)
+    path = write_league(tmp_path, bots, bot_seed_key=KEY_HEX, deal_key=DEAL_KEY_HEX)
     out = tmp_path / "cluster"
     db = out / "league.db"
     total = 24
@@ -516,8 +520,7 @@ def test_ctrl_c_on_a_cluster_league_resumes_with_the_cluster(tmp_path: Path) -> 
     check_logs(records, logs)
     # The games recorded before Ctrl-C were not played again.
     assert {p: ((logs / p).stat().st_mtime_ns, (logs / p).read_bytes()) for p in kept} == kept
-    key = bytes.fromhex(meta(out)["bot_seed_key"])
-    expected, expected_outcomes = reference(path, tmp_path / "whole", key)
+    expected, expected_outcomes = reference(path, tmp_path / "whole", *secrets_of(out))
     assert outcomes(records) == expected_outcomes
     assert core(json.loads((out / "standings.json").read_text())) == expected
     # Workers ended during a game leave nothing behind: their folders are Dask's.
@@ -659,7 +662,7 @@ def test_the_resource_error_names_the_bot_the_need_and_what_workers_offer(
     with_resources(path, "r2", "{ TPU = 2 }")
     config = load_config(path)
     blob = league_blob(config)
-    games = schedule(config)
+    games = schedule(config, bytes(32))
     offers: list[dict[str, float]] = [{"GPU": 1.0}, {}, {"GPU": 1.0}]
     local = Cluster("local:3", FakeClient(offers), local=object())  # no waiting for joiners
     first_game = next(g for g in games if "r2" in g.seats)

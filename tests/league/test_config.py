@@ -138,6 +138,18 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
         "league.bot_seed_key",
         "hexadecimal",
     ),
+    "deal_key not hex": (setter("league", "deal_key", value="xyz"), "league.deal_key", "hex"),
+    "deal_key too short": (
+        setter("league", "deal_key", value="00112233445566778899aabbccddee"),
+        "league.deal_key",
+        "30 hexadecimal digits; at least 32 (128 bits)",
+    ),
+    "deal_key a number": (setter("league", "deal_key", value=12), "league.deal_key", ""),
+    "tcp risk a string": (
+        setter("league", "accept_tcp_duplicate_risk", value="yes"),
+        "league.accept_tcp_duplicate_risk",
+        "true or false",
+    ),
     "time not a table": (setter("time", value=100), "time: expected a table", ""),
     "time key unknown": (setter("time", value={"move": 100}), "time.move: unknown", "move_ms"),
     "time negative": (setter("time", value={"move_ms": -1}), "time.move_ms", "negative"),
@@ -333,3 +345,46 @@ def test_the_command_line_prints_the_error_and_exits_2(tmp_path: Path) -> None:
     missing = CliRunner().invoke(main, ["league", str(tmp_path / "nope.toml")])
     assert missing.exit_code == 2
     assert "cannot read" in missing.stderr
+
+
+def _with_tcp_bot(data: Data) -> None:
+    data["bot"][3] = {"name": "d", "transport": "tcp", "token": "secret-token"}
+
+
+def test_a_duplicate_league_with_a_tcp_bot_must_accept_the_risk(tmp_path: Path) -> None:
+    # A process the referee starts never plays a deal twice; a tcp bot is one program
+    # that plays every rotation of a deal, and may remember the hands.
+    with pytest.raises(ConfigError) as caught:
+        parse(changed(_with_tcp_bot), tmp_path)
+    message = str(caught.value)
+    assert message.startswith("league.duplicate: tcp bot 'd' would play each deal once per")
+    assert "accept_tcp_duplicate_risk = true" in message and "\n" not in message
+    assert "secret-token" not in message
+    accepted = changed(_with_tcp_bot)
+    accepted["league"]["accept_tcp_duplicate_risk"] = True
+    assert parse(accepted, tmp_path).bots[3].tcp
+    single = changed(_with_tcp_bot)
+    single["league"]["duplicate"] = False
+    assert parse(single, tmp_path).bots[3].tcp
+
+
+def test_serve_refuses_a_duplicate_league_with_a_tcp_seat_in_one_line(tmp_path: Path) -> None:
+    lines = [
+        "[league]",
+        'name = "t"',
+        "table = 2",
+        "[[bot]]",
+        'name = "a"',
+        f"command = {[PY, RANDOM_BOT]!r}".replace("'", '"'),
+        "[[bot]]",
+        'name = "b"',
+        'transport = "tcp"',
+        'token = "t0ken"',
+    ]
+    path = tmp_path / "league.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["serve", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1, result.output
+    assert "accept_tcp_duplicate_risk" in result.output
+    assert not (tmp_path / "out").exists()

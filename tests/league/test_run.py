@@ -50,6 +50,9 @@ BOTS = ROOT / "tests" / "bots"
 SAMPLES = ROOT / "sample_bots"
 KEY_HEX = "00112233445566778899aabbccddeeff"
 KEY = bytes.fromhex(KEY_HEX)
+# Deals come from a secret key made when a league starts: fresh runs compared pin it.
+DEAL_KEY_HEX = "f0e1d2c3b4a5968778695a4b3c2d1e0f" * 2
+DEAL_KEY = bytes.fromhex(DEAL_KEY_HEX)
 LATENCY = ("latency_sum", "latency_n", "latency_mean", "latency_worst")
 ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "150"}
 
@@ -214,9 +217,15 @@ async def run(config: LeagueConfig, jobs: int, **kwargs: Any) -> Standings:
     return await run_league(config, jobs=jobs, console=console, quiet=True, **kwargs)
 
 
-def pinned(path: Path, out: Path, key: bytes = KEY) -> LeagueConfig:
-    """The league of `path` with its bot seed key pinned, writing to `out`."""
-    return dataclasses.replace(load_config(path), bot_seed_key=key, out=out)
+def pinned(path: Path, out: Path, key: bytes = KEY, deal_key: bytes = DEAL_KEY) -> LeagueConfig:
+    """The league of `path` with its deal key and bot seed key pinned, writing to `out`."""
+    return dataclasses.replace(load_config(path), bot_seed_key=key, deal_key=deal_key, out=out)
+
+
+def secrets_of(out: Path) -> tuple[bytes, bytes]:
+    """The bot seed key and deal key a league made when it started, kept since."""
+    kept = meta(out)
+    return bytes.fromhex(kept["bot_seed_key"]), bytes.fromhex(kept["deal_key"])
 
 
 @contextmanager
@@ -278,7 +287,7 @@ async def test_one_job_or_four_give_the_same_standings(tmp_path: Path) -> None:
 
 def test_a_bot_seed_key_pinned_in_the_file_makes_fresh_runs_identical(tmp_path: Path) -> None:
     token = new_token()
-    path = write_league(tmp_path, standard_bots(token), bot_seed_key=KEY_HEX)
+    path = write_league(tmp_path, standard_bots(token), bot_seed_key=KEY_HEX, deal_key=DEAL_KEY_HEX)
     with no_process_left(token):
         results = [
             CliRunner().invoke(
@@ -302,7 +311,7 @@ async def test_resume_plays_exactly_the_games_not_recorded(tmp_path: Path) -> No
     token = new_token()
     path = write_league(tmp_path, standard_bots(token))
     config = pinned(path, tmp_path / "cut")
-    everything = {g.index for g in schedule(config)}
+    everything = {g.index for g in schedule(config, DEAL_KEY)}
     first_run: list[int] = []
     with no_process_left(token):
         with trio.CancelScope() as scope:
@@ -388,8 +397,8 @@ def test_resume_after_sigkill_at_random_points_gives_the_same_standings(tmp_path
     records = ledger_records(out)
     assert [r.idx for r in records] == list(range(total)), note
     check_logs(records, out / "logs")
-    key = bytes.fromhex(meta(out)["bot_seed_key"])  # made by the first run, kept since
-    reference = trio.run(run, pinned(path, tmp_path / "whole", key), 2)
+    key, deal_key = secrets_of(out)  # made by the first run, kept since
+    reference = trio.run(run, pinned(path, tmp_path / "whole", key, deal_key), 2)
     assert outcomes(records) == outcomes(ledger_records(tmp_path / "whole")), note
     written = json.loads((out / "standings.json").read_text())
     assert core(written) == core(json.loads(json.dumps(reference.to_json()))), note
@@ -468,8 +477,8 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     assert {p: (logs / p).read_bytes() for p in kept} == {p: v[1] for p, v in kept.items()}
     assert records[0].finished == finished
 
-    key = bytes.fromhex(meta(out)["bot_seed_key"])
-    reference = trio.run(run, pinned(path, tmp_path / "whole", key), 2)
+    key, deal_key = secrets_of(out)
+    reference = trio.run(run, pinned(path, tmp_path / "whole", key, deal_key), 2)
     written = json.loads((out / "standings.json").read_text())
     assert core(written) == core(json.loads(json.dumps(reference.to_json())))
     for suffix in ("csv", "md", "png"):
@@ -616,9 +625,10 @@ async def test_processes_are_reused_unless_restart_is_always(tmp_path: Path) -> 
     assert standings.games == 12
     by = {b.name: b for b in standings.bots}
     assert by["kept"].games == by["fresh"].games == 8
-    # One process served every game of "kept" (pinged before each reuse); "fresh" had
-    # a new process for each of its games.
-    assert len(set(kept_pids.read_text().split())) == 1
+    # Two processes served every game of "kept" (pinged before each reuse): one per
+    # seat rotation, since no process plays a deal twice; "fresh" had a new process
+    # for each of its games.
+    assert len(set(kept_pids.read_text().split())) == 2
     assert len(set(fresh_pids.read_text().split())) == 8
     assert all(b.faults == {} for b in standings.bots)
 

@@ -1,5 +1,6 @@
-"""The schedule: every combination and rotation the expected number of times, seeds
-that depend only on the league seed and the deal, and a fixed order.
+"""The schedule: every combination and rotation the expected number of times, 128-bit
+deal seeds that depend on the league's secret deal key (one deal per table and deal
+number, shared by the rotations of a unit), and a fixed order.
 
 Counts are checked by property over many league shapes (hypothesis), plus a small
 league written out by hand.
@@ -22,6 +23,7 @@ from referee.league.config import LeagueConfig, parse_config
 from referee.league.schedule import Scheduled, deal_seed, schedule, tables
 
 ROOT = Path(__file__).resolve().parents[2]
+KEY = bytes(range(32))  # a pinned deal key: the schedule is then a fixed function
 
 
 def league(
@@ -95,9 +97,9 @@ def check_common(config: LeagueConfig, games: list[Scheduled]) -> None:
         assert len(g.seats) == config.table == len(set(g.seats))
         # The seats are rotation `g.rotation` of the table's combination.
         assert g.seats == rotations_of(combos[g.table])[g.rotation]
-        # A deal's seed depends on the league seed and the deal only.
-        assert g.seed == deal_seed(config.seed, g.deal)
-        assert 0 <= g.seed < 2**31
+        # A deal's seed comes from the secret key, the deal and the table.
+        assert g.seed == deal_seed(KEY, config.seed, g.deal, g.table)
+        assert 0 <= g.seed < 2**128
     # Every (table, rotation) pair is played once per deal.
     pairs = Counter((g.table, g.rotation) for g in games)
     assert set(pairs) == {(t, r) for t in range(len(combos)) for r in range(rotations)}
@@ -111,6 +113,8 @@ def check_common(config: LeagueConfig, games: list[Scheduled]) -> None:
         assert len({(g.table, g.deal) for g in members}) == 1
         assert sorted(g.rotation for g in members) == list(range(rotations))
         assert len({g.seed for g in members}) == 1
+    # No two units share a deal: a bot at two tables never sees one deal twice.
+    assert len({g.seed for g in games}) == len(units)
     # With duplicate deals, every bot of a table sits in every seat once per deal.
     if config.duplicate:
         for (t, d), count in Counter((g.table, g.deal) for g in games).items():
@@ -128,7 +132,7 @@ def check_common(config: LeagueConfig, games: list[Scheduled]) -> None:
 @settings(max_examples=150, deadline=None)
 @given(round_robins())
 def test_round_robin_plays_every_combination_in_every_rotation(config: LeagueConfig) -> None:
-    games = schedule(config)
+    games = schedule(config, KEY)
     check_common(config, games)
     names = [b.name for b in config.bots]
     rotations = config.table if config.duplicate else 1
@@ -152,7 +156,7 @@ def test_round_robin_plays_every_combination_in_every_rotation(config: LeagueCon
 def test_gauntlet_plays_each_challenger_against_every_field_combination(
     config: LeagueConfig,
 ) -> None:
-    games = schedule(config)
+    games = schedule(config, KEY)
     check_common(config, games)
     challengers = set(config.challengers)
     field = [b.name for b in config.bots if b.name not in challengers]
@@ -174,7 +178,7 @@ def test_gauntlet_plays_each_challenger_against_every_field_combination(
 
 
 def test_a_small_round_robin_written_out() -> None:
-    games = schedule(league(4, 3, deals=2))
+    games = schedule(league(4, 3, deals=2), KEY)
     assert len(games) == 2 * 3 * 4
     assert [g.seats for g in games[:8]] == [
         ("b0", "b1", "b2"),
@@ -195,13 +199,13 @@ def test_a_small_round_robin_written_out() -> None:
     assert games[12].seats == games[0].seats and games[12].deal == 1
     assert [g.unit for g in games[:12]] == [0, 1, 2, 3] * 3
     assert [g.unit for g in games[12:]] == [4, 5, 6, 7] * 3
-    assert {g.seed for g in games[:12]} == {deal_seed(1, 0)}
-    assert {g.seed for g in games[12:]} == {deal_seed(1, 1)}
-    assert deal_seed(1, 0) != deal_seed(1, 1)
+    assert [g.seed for g in games[:4]] == [deal_seed(KEY, 1, 0, t) for t in range(4)]
+    assert [g.seed for g in games[:12]] == [g.seed for g in games[:4]] * 3
+    assert [g.seed for g in games[12:16]] == [deal_seed(KEY, 1, 1, t) for t in range(4)]
 
 
 def test_without_duplicate_each_table_plays_each_deal_once() -> None:
-    games = schedule(league(4, 2, deals=3, duplicate=False))
+    games = schedule(league(4, 2, deals=3, duplicate=False), KEY)
     assert len(games) == 3 * 6
     assert {g.rotation for g in games} == {0}
     assert Counter(frozenset(g.seats) for g in games) == Counter(
@@ -210,7 +214,7 @@ def test_without_duplicate_each_table_plays_each_deal_once() -> None:
 
 
 def test_a_gauntlet_written_out() -> None:
-    games = schedule(league(4, 3, challengers=("b3",)))
+    games = schedule(league(4, 3, challengers=("b3",)), KEY)
     assert [g.seats for g in games] == [
         ("b3", "b0", "b1"),
         ("b3", "b0", "b2"),
@@ -225,12 +229,20 @@ def test_a_gauntlet_written_out() -> None:
 
 
 def test_deal_seeds_are_fixed_values() -> None:
-    # The ledger of an interrupted league is resumed by a later referee: the seed of
-    # a deal must never change between runs, processes or versions.
-    assert [deal_seed(2026, d) for d in range(3)] == [519582431, 946413053, 902432218]
-    assert deal_seed(1, 0) == 1358220540
-    assert len({deal_seed(7, d) for d in range(200)}) == 200
-    assert len({deal_seed(s, 0) for s in range(200)}) == 200
+    # The ledger of an interrupted league is resumed by a later referee: with the key it
+    # keeps, the seed of a deal must never change between runs, processes or versions.
+    assert deal_seed(KEY, 2026, 0, 0) == 0x15CA930BE6F5EC9BD80E969B3C88F538
+    seeds = {deal_seed(KEY, 7, d, t) for d in range(50) for t in range(4)}
+    assert len(seeds) == 200
+    assert len({deal_seed(KEY, s, 0, 0) for s in range(200)}) == 200
+
+
+def test_deals_depend_on_the_secret_key_not_on_the_league_seed_alone() -> None:
+    config = league(4, 3, deals=2, seed=2026)
+    one, other = schedule(config, KEY), schedule(config, bytes(32))
+    assert [g.seats for g in one] == [g.seats for g in other]
+    assert not {g.seed for g in one} & {g.seed for g in other}
+    assert all(g.seed.bit_length() > 64 for g in one[:3])  # 128 bits: no small numbers
 
 
 def test_the_schedule_is_the_same_in_another_process() -> None:
@@ -239,7 +251,7 @@ def test_the_schedule_is_the_same_in_another_process() -> None:
         "from pathlib import Path\n"
         "from tests.league.test_schedule import league\n"
         "from referee.league.schedule import schedule\n"
-        "for g in schedule(league(5, 3, deals=3, seed=99)):\n"
+        "for g in schedule(league(5, 3, deals=3, seed=99), bytes(range(32))):\n"
         "    print(g.index, g.unit, g.table, g.deal, g.rotation, g.seed, *g.seats)\n"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -253,8 +265,8 @@ def test_the_schedule_is_the_same_in_another_process() -> None:
     ).stdout
     here = [
         " ".join(str(x) for x in (g.index, g.unit, g.table, g.deal, g.rotation, g.seed, *g.seats))
-        for g in schedule(config)
+        for g in schedule(config, KEY)
     ]
     assert out.splitlines() == here
-    assert schedule(config) == schedule(league(5, 3, deals=3, seed=99))
-    assert schedule(config) != schedule(league(5, 3, deals=3, seed=100))
+    assert schedule(config, KEY) == schedule(league(5, 3, deals=3, seed=99), KEY)
+    assert schedule(config, KEY) != schedule(league(5, 3, deals=3, seed=100), KEY)

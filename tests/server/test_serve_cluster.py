@@ -45,6 +45,7 @@ duplicate = false
 seed = 11
 out = "out"
 bot_seed_key = "{KEY_HEX}"
+deal_key = "{KEY_HEX}"
 [rules]
 max_pip = 6
 rounds = "single"

@@ -79,7 +79,7 @@ startup_ms = {startup_ms}
 """
     path = tmp / "league.toml"
     path.write_text(text)
-    return dataclasses.replace(load_config(path), bot_seed_key=KEY)
+    return dataclasses.replace(load_config(path), bot_seed_key=KEY, deal_key=KEY)
 
 
 def games(config: LeagueConfig) -> list[tuple[str, list[int], list[str]]]:
@@ -382,7 +382,10 @@ async def test_junk_connections_change_nothing(tmp_path: Path) -> None:
 def test_config_needs_one_token_source_and_never_shows_it(tmp_path: Path) -> None:
     from referee.league.config import ConfigError
 
-    base = '[[bot]]\nname = "a"\ncommand = "true"\n[[bot]]\nname = "c"\ntransport = "tcp"\n'
+    base = (
+        "[league]\nduplicate = false\n"  # a duplicate league with a tcp bot is refused
+        '[[bot]]\nname = "a"\ncommand = "true"\n[[bot]]\nname = "c"\ntransport = "tcp"\n'
+    )
     path = tmp_path / "l.toml"
     for extra, words in (
         ("", "exactly one"),

@@ -14,7 +14,7 @@ import contextlib
 import hmac
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -75,11 +75,6 @@ class _Slot:
     token: bytes
     connected: TcpSession | None = None  # at most one session per name
     idle: list[TcpSession] = field(default_factory=list)
-    changed: trio.Event = field(default_factory=trio.Event)
-
-    def notify(self) -> None:
-        self.changed.set()
-        self.changed = trio.Event()
 
 
 class BotServer:
@@ -94,6 +89,7 @@ class BotServer:
         }
         self.open_connections = 0
         self.refused = 0  # connections closed without a session, for tests and reports
+        self._changed = trio.Event()  # set (and replaced) whenever a slot changes
         self._nursery: trio.Nursery | None = None
         self._nonce = 0
         self.on_login: Callable[[str], None] | None = None  # test hook
@@ -247,7 +243,7 @@ class BotServer:
         if self.limits.idle_ms and self._nursery is not None:
             session.idle_scope = trio.CancelScope()
             self._nursery.start_soon(self._expire, session, session.idle_scope)
-        slot.notify()
+        self._notify()
 
     async def _expire(self, session: TcpSession, scope: trio.CancelScope) -> None:
         with scope:
@@ -258,28 +254,63 @@ class BotServer:
                 log.info("%s: idle for %d ms; disconnected", session.name, self.limits.idle_ms)
                 await self.end(session, polite=True, reason="idle")
 
-    async def take(self, name: str, timeout_s: float) -> tuple[TcpSession | None, str]:
-        """The logged-in session of `name`, waiting while it plays another game, and up
-        to `timeout_s` while it is not connected; or None and why."""
-        slot = self.slots.get(name)
-        if slot is None:
-            return None, f"{name} is not a tcp bot of this server"
-        deadline: float | None = None
+    def _notify(self) -> None:
+        """Wake whoever waits in `take_all`: a slot changed."""
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def take_all(
+        self, names: Sequence[str], timeout_s: float, failed: Mapping[str, float] | None = None
+    ) -> dict[str, TcpSession | str]:
+        """The logged-in sessions of all `names`, taken in one step; a reason for each
+        name that has none.
+
+        A game takes all its TCP seats together or none: it waits until every name
+        is waiting for a game or counts as missing, then takes them all at once (trio
+        runs one task at a time, so nothing comes between the check and the taking).
+        A game that held one bot while it waited for another could wait for good on
+        a game that holds the other and waits for the first.
+
+        A name playing another game (or in its `hello`/`ready`) is waited for without
+        a clock: that game has clocks. A name not connected is missing once it has
+        been away `timeout_s` while this call waits; the names in `failed` (ended for
+        not answering a ping, at the time given) have that clock running from then,
+        connected or not."""
+        failed = failed or {}
+        away: dict[str, float] = dict(failed)  # name -> since when its clock runs
         while True:
-            if slot.idle:
+            now = trio.current_time()
+            waiting, until = False, math.inf
+            for name in names:
+                slot = self.slots.get(name)
+                if slot is None or slot.idle:
+                    continue
+                if slot.connected is not None and name not in failed:
+                    away.pop(name, None)  # it is there: no clock
+                    waiting = True
+                    continue
+                end = away.setdefault(name, now) + timeout_s
+                if now < end:
+                    waiting, until = True, min(until, end)
+            if not waiting:
+                break
+            with trio.move_on_at(until):
+                await self._changed.wait()
+        taken: dict[str, TcpSession | str] = {}
+        for name in names:
+            slot = self.slots.get(name)
+            if slot is None:
+                taken[name] = f"{name} is not a tcp bot of this server"
+            elif slot.idle:
                 session = slot.idle.pop()
                 if session.idle_scope is not None:
                     session.idle_scope.cancel()
-                return session, ""
-            if slot.connected is not None:
-                deadline = None  # busy in another game: wait for it without a clock
-            elif deadline is None:
-                deadline = trio.current_time() + timeout_s
-            elif trio.current_time() >= deadline:
-                return None, f"not connected within {timeout_s * 1000:g} ms"
-            event = slot.changed
-            with trio.move_on_at(math.inf if deadline is None else deadline):
-                await event.wait()
+                taken[name] = session
+            elif name in failed:
+                taken[name] = f"did not answer a ping, and not back within {timeout_s * 1000:g} ms"
+            else:
+                taken[name] = f"not connected within {timeout_s * 1000:g} ms"
+        return taken
 
     async def end(self, session: TcpSession, *, polite: bool, reason: str = "done") -> None:
         """Close `session`; its name may log in again."""
@@ -295,7 +326,7 @@ class BotServer:
         if slot.connected is session:
             slot.connected = None
         session.ended.set()
-        slot.notify()
+        self._notify()
 
     async def close(self) -> None:
         """Say `bye` to every session still open."""

@@ -85,9 +85,12 @@ def main(argv: list[str]) -> int:
             if done == pid:
                 _send(fd, f"exit {os.waitstatus_to_exitcode(status)}")
                 reported = True
-        watch = [fd] if reported or child < 0 else [fd, child]
-        timeout = None if reported or child >= 0 else 0.05
-        ready, _, _ = select.select(watch, [], [], timeout)
+        # poll, not select: select stops at descriptor 1023, and a referee serving
+        # a thousand TCP connections hands the keeper a higher one.
+        poller = select.poll()
+        for watched in [fd] if reported or child < 0 else [fd, child]:
+            poller.register(watched, select.POLLIN)
+        ready = [ready_fd for ready_fd, _ in poller.poll(None if reported or child >= 0 else 50)]
         if fd in ready:
             try:
                 data = os.read(fd, 4096)

@@ -2,22 +2,31 @@
 
 Every accepted connection gets its own task, its own `Connection` and its own
 deadlines, so a slow or hostile peer holds up nobody else. A connection opens
-with `login` (name, token, protocol) within `handshake_ms`; after a good login
-the usual `hello`/`ready` handshake follows and the rest is the stdio protocol.
-A logged-in bot waits in its slot until the pool hands it to a game. Tokens are
-compared in constant time and never printed or logged.
+with `login` (name, token, protocol) within `handshake_ms` of its accept; after
+a good login the usual `hello`/`ready` handshake follows and the rest is the
+stdio protocol. A logged-in bot waits in its slot until the pool hands it to a
+game. Tokens are compared in constant time and never printed or logged.
+
+Strangers cannot keep a registered bot out: a connection that has not logged in
+waits in the `Lobby`, which has room for `max_handshakes` of them and
+`max_handshakes_per_address` from one address. A newcomer always gets in; when
+there is no room, the oldest connection that has not logged in is told `busy` and
+closed. A bot's login line arrives within a round trip of its accept, so a flood
+must open that many newer connections within that time to push a bot out once
+(and the bridge tries again). Logged-in bots are outside the lobby: each name has
+its own slot.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
+import ipaddress
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import trio
 from rich.console import Console
@@ -27,7 +36,6 @@ from protocol import (
     ProtocolError,
     RemoteProtocolError,
     decode_from_bot,
-    encode,
 )
 from protocol import messages as m
 
@@ -75,11 +83,68 @@ class _Slot:
     token: bytes
     connected: TcpSession | None = None  # at most one session per name
     idle: list[TcpSession] = field(default_factory=list)
-    changed: trio.Event = field(default_factory=trio.Event)
 
-    def notify(self) -> None:
-        self.changed.set()
-        self.changed = trio.Event()
+
+@dataclass(eq=False)
+class Waiting:
+    """A connection that has not logged in yet: its place in the lobby."""
+
+    peer: str
+    address: str  # what its share is counted by (see `address_key`)
+    scope: trio.CancelScope  # its handshake deadline; cancelled when pushed out
+    pushed_out: str = ""  # why it was pushed out, for its `busy` message
+
+
+class Lobby:
+    """Connections that have not logged in: at most `size` in all and `per_address`
+    from one address. A newcomer always gets in; when there is no room, the oldest
+    connection of its address (when the address's share is full), else the oldest of
+    all, is pushed out: its scope is cancelled and its own task says `busy`.
+
+    Pushing out the oldest rather than refusing the newcomer is what keeps strangers
+    from starving a bot: whoever holds places, a bot's new connection gets one and
+    logs in within a round trip, long before `per_address` (or `size`) newer
+    connections can push it out in turn."""
+
+    def __init__(self, size: int, per_address: int) -> None:
+        self.size = size
+        self.per_address = per_address
+        self.waiting: dict[Waiting, None] = {}  # oldest first (dicts keep insertion order)
+        self.by_address: dict[str, dict[Waiting, None]] = {}
+        self.pushed_out = 0
+
+    def enter(self, peer: str, address: str, deadline: float) -> Waiting:
+        """A place for a new connection that must log in before `deadline`."""
+        share = self.by_address.setdefault(address, {})
+        if len(share) >= self.per_address:
+            self._push_out(next(iter(share)), _newer(self.per_address, f" from {address}"))
+        elif len(self.waiting) >= self.size:
+            self._push_out(next(iter(self.waiting)), _newer(self.size, ""))
+        place = Waiting(peer, address, trio.CancelScope(deadline=deadline))
+        self.waiting[place] = None
+        self.by_address.setdefault(address, {})[place] = None
+        return place
+
+    def leave(self, place: Waiting) -> None:
+        """`place` logged in, was refused, or went away (again: no harm)."""
+        if place in self.waiting:
+            del self.waiting[place]
+            share = self.by_address[place.address]
+            del share[place]
+            if not share:
+                del self.by_address[place.address]
+
+    def _push_out(self, place: Waiting, why: str) -> None:
+        self.leave(place)
+        place.pushed_out = why
+        place.scope.cancel()
+        self.pushed_out += 1
+
+
+def _newer(n: int, where: str) -> str:
+    """Why a connection was pushed out of the lobby (the start of its `busy` message)."""
+    connections = f"{n} newer connections{where} are" if n != 1 else f"a newer connection{where} is"
+    return f"server busy: {connections} waiting to log in"
 
 
 class BotServer:
@@ -92,8 +157,10 @@ class BotServer:
         self.slots = {
             b.name: _Slot(token=b.token.encode()) for b in config.bots if b.tcp and b.token
         }
+        self.lobby = Lobby(self.limits.max_handshakes, self.limits.max_handshakes_per_address)
         self.open_connections = 0
         self.refused = 0  # connections closed without a session, for tests and reports
+        self._changed = trio.Event()  # set (and replaced) whenever a slot changes
         self._nursery: trio.Nursery | None = None
         self._nonce = 0
         self.on_login: Callable[[str], None] | None = None  # test hook
@@ -115,18 +182,17 @@ class BotServer:
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """One connection, from accept to close."""
-        peer = _peer(stream)
-        if self.open_connections >= self.limits.max_connections:
-            self.refused += 1
-            log.info("connection from %s refused: %d open already", peer, self.open_connections)
-            await self._busy(stream)
-            return
+        host, peer = _peer(stream)
+        # The handshake clock starts now, at the accept: a peer that trickles its login
+        # line byte by byte is cut at handshake_ms all the same.
+        deadline = trio.current_time() + self.limits.handshake_ms / 1000
+        place = self.lobby.enter(peer, address_key(host), deadline)
         self.open_connections += 1
         conn = Connection(stream, stream, name=f"tcp {peer}", max_line=self.limits.max_line)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.writer)
-                session = await self._login(conn, peer)
+                session = await self._login(conn, place)
                 if session is not None:
                     await session.ended.wait()
                 # The writer closes the stream once its buffer is out; a peer that does
@@ -134,32 +200,21 @@ class BotServer:
                 conn.close_output()
                 nursery.cancel_scope.deadline = trio.current_time() + 2
         finally:
+            self.lobby.leave(place)
             self.open_connections -= 1
             with trio.CancelScope(shield=True), trio.move_on_after(1):
                 await stream.aclose()
 
-    async def _busy(self, stream: trio.SocketStream) -> None:
-        """Tell a connection over `max_connections` to come back later, and close it.
-
-        Nothing is read from it; the two short lines fit in any socket buffer, and a
-        peer gets one second for them at most."""
-        n = self.limits.max_connections
-        problem = f"server busy: {n} connection{'s' * (n != 1)} open; try again later"
-        lines = encode(m.Error(code="busy", message=problem)) + encode(m.Bye(reason="busy"))
-        with trio.move_on_after(1):
-            with contextlib.suppress(trio.BrokenResourceError, OSError):
-                await stream.send_all(lines)
-        with trio.move_on_after(1):
-            await stream.aclose()
-
-    async def _login(self, conn: Connection, peer: str) -> TcpSession | None:
+    async def _login(self, conn: Connection, place: Waiting) -> TcpSession | None:
         """Read `login`, check it, then `hello`/`ready`; the session, or None (logged)."""
+        peer = place.peer
         login: m.Login | None = None
         problem = f"no login within {self.limits.handshake_ms} ms"
-        with trio.move_on_after(self.limits.handshake_ms / 1000):
+        with place.scope:
             try:
                 msg = decode_from_bot(await conn.receive_line())
             except BotGoneError:
+                self.lobby.leave(place)
                 self.refused += 1
                 log.info("connection from %s closed before login", peer)
                 return None
@@ -173,6 +228,10 @@ class BotServer:
                     login = msg
                 else:
                     problem = f"expected login first, got {type(msg).__name__}"
+        # Out of the lobby: a login is checked at once, and logged-in bots have their slots.
+        self.lobby.leave(place)
+        if login is None and place.pushed_out:
+            return await self._refuse(conn, peer, f"{place.pushed_out}; try again", code="busy")
         if login is None:
             return await self._refuse(conn, peer, problem)
         slot = self.slots.get(login.name)
@@ -224,12 +283,18 @@ class BotServer:
         self.park(old)
         return True
 
-    async def _refuse(self, conn: Connection, peer: str, problem: str) -> TcpSession | None:
+    async def _refuse(
+        self, conn: Connection, peer: str, problem: str, code: Literal["login", "busy"] = "login"
+    ) -> TcpSession | None:
+        """Tell the peer why (`code` login or busy), say `bye`, and give up on it."""
         self.refused += 1
-        log.warning("login from %s refused: %s", peer, problem)
+        if code == "busy":  # the usual answer to a flood: not worth a warning each
+            log.info("connection from %s pushed out: %s", peer, problem)
+        else:
+            log.warning("login from %s refused: %s", peer, problem)
         try:
-            conn.send(m.Error(code="login", message=problem))
-            conn.send(m.Bye(reason="login refused"))
+            conn.send(m.Error(code=code, message=problem))
+            conn.send(m.Bye(reason="busy" if code == "busy" else "login refused"))
             with trio.move_on_after(1):
                 await conn.flush()
         except (BotGoneError, BotStalledError):
@@ -247,7 +312,7 @@ class BotServer:
         if self.limits.idle_ms and self._nursery is not None:
             session.idle_scope = trio.CancelScope()
             self._nursery.start_soon(self._expire, session, session.idle_scope)
-        slot.notify()
+        self._notify()
 
     async def _expire(self, session: TcpSession, scope: trio.CancelScope) -> None:
         with scope:
@@ -258,28 +323,63 @@ class BotServer:
                 log.info("%s: idle for %d ms; disconnected", session.name, self.limits.idle_ms)
                 await self.end(session, polite=True, reason="idle")
 
-    async def take(self, name: str, timeout_s: float) -> tuple[TcpSession | None, str]:
-        """The logged-in session of `name`, waiting while it plays another game, and up
-        to `timeout_s` while it is not connected; or None and why."""
-        slot = self.slots.get(name)
-        if slot is None:
-            return None, f"{name} is not a tcp bot of this server"
-        deadline: float | None = None
+    def _notify(self) -> None:
+        """Wake whoever waits in `take_all`: a slot changed."""
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def take_all(
+        self, names: Sequence[str], timeout_s: float, failed: Mapping[str, float] | None = None
+    ) -> dict[str, TcpSession | str]:
+        """The logged-in sessions of all `names`, taken in one step; a reason for each
+        name that has none.
+
+        A game takes all its TCP seats together or none: it waits until every name
+        is waiting for a game or counts as missing, then takes them all at once (trio
+        runs one task at a time, so nothing comes between the check and the taking).
+        A game that held one bot while it waited for another could wait for good on
+        a game that holds the other and waits for the first.
+
+        A name playing another game (or in its `hello`/`ready`) is waited for without
+        a clock: that game has clocks. A name not connected is missing once it has
+        been away `timeout_s` while this call waits; the names in `failed` (ended for
+        not answering a ping, at the time given) have that clock running from then,
+        connected or not."""
+        failed = failed or {}
+        away: dict[str, float] = dict(failed)  # name -> since when its clock runs
         while True:
-            if slot.idle:
+            now = trio.current_time()
+            waiting, until = False, math.inf
+            for name in names:
+                slot = self.slots.get(name)
+                if slot is None or slot.idle:
+                    continue
+                if slot.connected is not None and name not in failed:
+                    away.pop(name, None)  # it is there: no clock
+                    waiting = True
+                    continue
+                end = away.setdefault(name, now) + timeout_s
+                if now < end:
+                    waiting, until = True, min(until, end)
+            if not waiting:
+                break
+            with trio.move_on_at(until):
+                await self._changed.wait()
+        taken: dict[str, TcpSession | str] = {}
+        for name in names:
+            slot = self.slots.get(name)
+            if slot is None:
+                taken[name] = f"{name} is not a tcp bot of this server"
+            elif slot.idle:
                 session = slot.idle.pop()
                 if session.idle_scope is not None:
                     session.idle_scope.cancel()
-                return session, ""
-            if slot.connected is not None:
-                deadline = None  # busy in another game: wait for it without a clock
-            elif deadline is None:
-                deadline = trio.current_time() + timeout_s
-            elif trio.current_time() >= deadline:
-                return None, f"not connected within {timeout_s * 1000:g} ms"
-            event = slot.changed
-            with trio.move_on_at(math.inf if deadline is None else deadline):
-                await event.wait()
+                taken[name] = session
+            elif name in failed:
+                taken[name] = f"did not answer a ping, and not back within {timeout_s * 1000:g} ms"
+            else:
+                taken[name] = f"not connected within {timeout_s * 1000:g} ms"
+        return taken
 
     async def end(self, session: TcpSession, *, polite: bool, reason: str = "done") -> None:
         """Close `session`; its name may log in again."""
@@ -295,7 +395,7 @@ class BotServer:
         if slot.connected is session:
             slot.connected = None
         session.ended.set()
-        slot.notify()
+        self._notify()
 
     async def close(self) -> None:
         """Say `bye` to every session still open."""
@@ -306,12 +406,27 @@ class BotServer:
                         nursery.start_soon(partial(self.end, slot.connected, polite=True))
 
 
-def _peer(stream: trio.SocketStream) -> str:
+def _peer(stream: trio.SocketStream) -> tuple[str, str]:
+    """The peer's address, and address:port for messages."""
     try:
         host, port = stream.socket.getpeername()[:2]
     except OSError:
-        return "?"
-    return f"{host}:{port}"
+        return "?", "?"
+    return str(host), f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+
+
+def address_key(host: str) -> str:
+    """What a connection's share of the lobby is counted by: its IPv4 address, or the
+    /64 network of an IPv6 address (one machine commonly holds a whole /64)."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 async def serve_league(

@@ -57,7 +57,13 @@ _BOT_KEYS = {
 }
 _TOKEN_KEYS = ("token", "token_env", "token_file")
 _TIME_KEYS = {"startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms"}
-_SERVER_KEYS = {"max_connections", "handshake_ms", "max_line", "idle_ms"}
+_SERVER_KEYS = {
+    "max_handshakes",
+    "max_handshakes_per_address",
+    "handshake_ms",
+    "max_line",
+    "idle_ms",
+}
 _CLUSTER_KEYS = {"bot_root"}
 _TOP_KEYS = {"league", "rules", "time", "bot", "server", "cluster"}
 
@@ -90,10 +96,14 @@ class BotEntry:
 
 @dataclass(frozen=True)
 class ServerLimits:
-    """Limits of `referee serve` ([server] in LEAGUE.toml); 0 for idle_ms means none."""
+    """Limits of `referee serve` ([server] in LEAGUE.toml); 0 for idle_ms means none.
 
-    max_connections: int = 64  # open connections at once, logged in or not
-    handshake_ms: int = 5_000  # from accepting a connection to its `login` line
+    Only connections that have not logged in count against `max_handshakes*`: a
+    logged-in bot has its own slot (one per name), which strangers cannot take."""
+
+    max_handshakes: int = 64  # connections not logged in yet; more push out the oldest
+    max_handshakes_per_address: int = 8  # the same, from one IPv4 address or IPv6 /64
+    handshake_ms: int = 5_000  # from accepting a connection to the end of its `login` line
     max_line: int = MAX_LINE_DEFAULT  # bytes per line from a TCP bot
     idle_ms: int = 0  # a logged-in bot waiting this long for a game is sent `bye`
 
@@ -343,6 +353,11 @@ def parse_config(
             "hands; set duplicate = false, or accept_tcp_duplicate_risk = true in [league]"
         )
     server_raw = _expect(data.get("server", {}), dict, "server", "a table")
+    if "max_connections" in server_raw:
+        raise ConfigError(
+            "server.max_connections: replaced by max_handshakes and max_handshakes_per_address"
+            " (logged-in bots no longer count; see spec/PROTOCOL.md, TCP)"
+        )
     _unknown(server_raw, _SERVER_KEYS, "server")
     for k, v in server_raw.items():
         if _expect(v, int, f"server.{k}", "a whole number") < (0 if k == "idle_ms" else 1):

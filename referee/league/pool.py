@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import trio
@@ -82,22 +83,53 @@ class BotPool:
             return False
         return True
 
-    async def _acquire_tcp(self, bot: BotEntry) -> tuple[TcpSession | None, str]:
+    async def _all_answer(self, sessions: dict[str, TcpSession]) -> dict[str, bool]:
+        """`_answers` for several sessions at once: one ping's wait, not one each."""
+        answered: dict[str, bool] = {}
+
+        async def check(name: str, session: TcpSession) -> None:
+            answered[name] = await self._answers(session, name)
+
+        async with trio.open_nursery() as nursery:
+            for name, session in sessions.items():
+                nursery.start_soon(check, name, session)
+        return answered
+
+    async def acquire_tcp(self, bots: Sequence[BotEntry]) -> list[tuple[TcpSession | None, str]]:
+        """Ready sessions for all the TCP seats of one game (distinct bots), taken
+        together (`BotServer.take_all`) and checked with a ping; None and why for a
+        seat that has none.
+
+        A session that does not answer is ended and the others are given back before
+        the game waits again: it never holds a bot while it waits for one that another
+        game may hold. Its bot gets `startup_ms` from that moment to be back."""
         if self.server is None:
-            return None, "a tcp bot needs `referee serve`"
+            return [(None, "a tcp bot needs `referee serve`") for _ in bots]
+        names = [b.name for b in bots]
+        failed: dict[str, float] = {}
         while True:
-            session, why = await self.server.take(bot.name, self.config.time.startup_ms / 1000)
-            if session is None:
-                return None, why
-            if await self._answers(session, bot.name):
-                return session, ""
-            await self.server.end(session, polite=False)
+            taken = await self.server.take_all(names, self.config.time.startup_ms / 1000, failed)
+            sessions = {n: s for n, s in taken.items() if isinstance(s, TcpSession)}
+            answered = await self._all_answer(sessions)
+            if all(answered.values()):
+                return [
+                    (s, "") if isinstance(s := taken[n], TcpSession) else (None, s) for n in names
+                ]
+            now = trio.current_time()
+            for name, session in sessions.items():
+                if answered[name]:
+                    self.server.park(session)
+                else:
+                    failed.setdefault(name, now)
+                    await self.server.end(session, polite=False)
 
     async def acquire(self, bot: BotEntry, deal: int) -> tuple[Bot | None, str]:
         """A ready process (or TCP session) for `bot` to play the deal with seed `deal`,
-        one that never played it, or None and why it could not start."""
+        one that never played it, or None and why it could not start.
+
+        A game with several TCP seats takes them with one `acquire_tcp`."""
         if bot.tcp:
-            return await self._acquire_tcp(bot)
+            return (await self.acquire_tcp([bot]))[0]
         if self.closed:
             return None, "the league was ended"
         idle = self.idle[bot.name]

@@ -84,11 +84,17 @@ async def play_scheduled(
     The processes the game had are added to `used`, if given."""
     entries = {b.name: b for b in config.bots}
     bots = [entries[name] for name in game.seats]
+    # The TCP seats first, all together: waiting for them may take another whole game,
+    # and a game that holds nothing while it waits blocks no other game.
+    tcp = [i for i, bot in enumerate(bots) if bot.tcp]
+    got: dict[int, tuple[Bot | None, str]] = {}
+    if tcp:
+        got.update(zip(tcp, await pool.acquire_tcp([bots[i] for i in tcp]), strict=True))
     procs: list[Bot | None] = []
     seats: list[Seat] = []
     early: list[Fault] = []
     for i, bot in enumerate(bots):
-        proc, why = await pool.acquire(bot, game.seed)
+        proc, why = got[i] if bot.tcp else await pool.acquire(bot, game.seed)
         procs.append(proc)
         if proc is not None and used is not None:
             used.append(proc)

@@ -67,6 +67,11 @@ class Connection:
         self.mangle: Callable[[bytes], bytes] | None = None
         self.transcript: list[bytes] | None = None
 
+    def allow_lines_of(self, max_line: int) -> None:
+        """Accept lines up to `max_line` bytes from now on (a login line is short)."""
+        self.max_line = max_line
+        self._framer.max_line = max_line
+
     async def writer(self) -> None:
         """Write the buffer when kicked (errors, goodbyes) and close the stream at the end;
         run in the game's nursery. A flush writes by itself, without this task."""

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+LOGIN_MAX_LINE = 4096  # bytes of a login line: a name and a token
 _DUMMY_TOKEN = b"\0" * 32  # compared against when the name is unknown, to take the same time
 
 
@@ -188,7 +189,10 @@ class BotServer:
         deadline = trio.current_time() + self.limits.handshake_ms / 1000
         place = self.lobby.enter(peer, address_key(host), deadline)
         self.open_connections += 1
-        conn = Connection(stream, stream, name=f"tcp {peer}", max_line=self.limits.max_line)
+        # A stranger's first line is held in memory until its newline: a login is short,
+        # so 64 strangers cannot make the server hold 64 lines of max_line bytes.
+        first = min(LOGIN_MAX_LINE, self.limits.max_line)
+        conn = Connection(stream, stream, name=f"tcp {peer}", max_line=first)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.writer)
@@ -222,7 +226,7 @@ class BotServer:
                 # The message names the problem, never the line's content.
                 problem = f"bad first line: {type(exc).__name__}"
                 if exc.code == "oversize":
-                    problem = f"first line longer than {self.limits.max_line} bytes"
+                    problem = f"first line longer than {conn.max_line} bytes"
             else:
                 if isinstance(msg, m.Login):
                     login = msg
@@ -251,6 +255,7 @@ class BotServer:
             return await self._refuse(conn, peer, f"{login.name} is already connected")
         session = TcpSession(login.name, conn, peer)
         conn.name = login.name
+        conn.allow_lines_of(self.limits.max_line)
         slot.connected = session  # reserved while the handshake runs
         try:
             await handshake(conn, self.hello, self.config.time.startup_ms / 1000)

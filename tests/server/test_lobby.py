@@ -192,3 +192,19 @@ async def test_the_bridge_tries_again_after_busy(tmp_path: Path) -> None:
         nursery.cancel_scope.cancel()
     assert (outcome.kind, outcome.detail) == ("refused", "wrong token")
     assert len(logins) == 3 and all(b'"type":"login"' in x for x in logins)
+
+
+async def test_a_login_line_is_short_so_strangers_cannot_fill_memory(tmp_path: Path) -> None:
+    # A stranger's first line is held until its newline: it is cut at 4 KiB, not at
+    # max_line (1 MiB); a logged-in bot has max_line again.
+    async with listening(tmp_path, "[server]\nhandshake_ms = 5000") as on:
+        async with await trio.open_tcp_stream("127.0.0.1", on.port) as stream:
+            await stream.send_all(b'{"type":"login","name":"' + b"x" * 5000)
+            lines = await read_all(stream)
+        assert kinds(lines)[0] == ("error", "login")
+        assert "first line longer than 4096 bytes" in lines[0]["message"]
+        async with await login(on.port, "c", TOKEN_C) as bot:
+            assert (await first_line(bot))["type"] == "hello"
+            await bot.send_all(b'{"type":"ready","name":"c","author":"' + b"y" * 8000 + b'"}\n')
+            await on.logged_in.wait()
+            assert on.server.slots["c"].connected is not None

@@ -227,6 +227,8 @@ class _Follower:
             if spec.tile is None or spec.train is None:
                 raise self.fail(where, "a play without its tile and train", "a play names both")
             played = tile(*spec.tile)
+            if played.lo < 0 or played.hi > self.rules.max_pip:
+                raise self.fail(where, f"a play of {_tile_text(played)}", "no tile of this set")
             index = spec.train
             if not 0 <= index < len(state.trains):
                 raise self.fail(where, f"a play on train {index}", "there is no such train")

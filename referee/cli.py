@@ -742,13 +742,16 @@ def replay_cmd(
     """Verify a game log: re-derive the game and check every recorded fact.
 
     With --show, --json or --html the verified game is also shown; --round,
-    --move and --seat pick what (and imply --show on their own).
+    --move and --seat pick what (and imply --show on their own). A log written
+    for one seat (--seat-logs) is replayed as that seat saw it; it holds no seed,
+    so only its coherence is checked.
     """
     import json
     from pathlib import Path
 
     from .gamelog import LogError, read_log
     from .replay import verify
+    from .replay_seat import check, redact
 
     def number(option: str, text: str | None) -> int | None:
         if text is None:
@@ -770,9 +773,14 @@ def replay_cmd(
     if picked and not outputs:
         show = True
     try:
-        log = read_log(Path(log_file))
+        log = read_log(Path(log_file), allow_redacted=True)
     except LogError as exc:
         fail(str(exc))
+    own = log.header.seat  # set in a log written for one seat
+    if own is not None:
+        if seat is not None and seat != own:
+            fail(f"--seat {seat}: {log_file} was written for seat {own} and holds only what it saw")
+        seat = own
     from .replay_text import SelectionError, records, select
     from .replay_text import show as show_text
 
@@ -780,15 +788,24 @@ def replay_cmd(
         selection = select(log, seat, round_number, move)
     except SelectionError as exc:
         fail(str(exc))
-    verdict = verify(log)
+    verdict = verify(log) if own is None else check(log)
     if verdict.divergence is not None:
         click.echo(f"{log_file}: diverges at {verdict.divergence}")
         sys.exit(1)
     state = "complete" if verdict.complete else "INCOMPLETE (no footer: the game was cut short)"
-    summary = (
-        f"{log_file}: verified {verdict.decisions} decisions and {verdict.rounds} rounds; "
-        f"the log is {state}"
-    )
+    if own is None:
+        summary = (
+            f"{log_file}: verified {verdict.decisions} decisions and {verdict.rounds} rounds; "
+            f"the log is {state}"
+        )
+    else:
+        summary = (
+            f"{log_file}: followed {verdict.decisions} decisions and {verdict.rounds} rounds "
+            f"as seat {own} saw them; the log is {state} (it holds no seed: only the full "
+            "log proves the deal)"
+        )
+    if own is None and seat is not None:
+        log = redact(log, seat)  # a seat's output is made from what its own log holds
     if show:
         for line in show_text(log, selection):
             click.echo(line)

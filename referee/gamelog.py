@@ -22,8 +22,8 @@ from protocol import messages as m
 from . import __version__
 from .faults import Fault
 from .match import Decision, GameResult, Recorder
-from .rules import Move, MoveKind, RoundResult, Rules, State, Tile
-from .wire import move_spec, rules_info
+from .rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
+from .wire import move_spec, round_start, rules_info
 
 LOG_FORMAT = 1
 
@@ -67,6 +67,22 @@ class Header(LogLine, tag="header", kw_only=True):
     bot_seed_key: str | None = None  # hex; with the seed it gives each bot's own seed
 
 
+class After(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """In a log written for one seat: what a decision changed that the move does not say.
+
+    With these and its `round_start` lines, a seat's log rebuilds every position
+    that seat saw without the seed (`referee.replay_seat`). Only changes are given.
+    """
+
+    next: int | None = None  # the seat to move next, when it is another
+    step: str | None = None  # the new step of the turn (a `Ctx` value)
+    markers: list[bool] | None = None
+    doubles: list[int] | None = None  # the open doubles (train numbers), dead ones included
+    branches: list[tuple[int, int, int]] | None = None  # new trains: owner, parent, end
+    penalty: int = 0  # tiles drawn as a penalty as the turn closed
+    penalty_tiles: list[m.Tile] | None = None  # which ones: only in the drawer's own log
+
+
 class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     """One decision: who, which request, what move, how long it took."""
 
@@ -79,6 +95,22 @@ class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     auto: bool = False
     drew: m.Tile | None = None  # the drawn tile; absent in logs redacted for other seats
     faults: list[LogFault] = []
+    after: After | None = None  # only in a log redacted for one seat
+
+
+class RoundStartLine(LogLine, tag="round_start", kw_only=True):
+    """In a log written for one seat, before each round's first decision: the deal as that
+    seat was told it (its `round_start` message) and the step the round starts in."""
+
+    round: int
+    engine: int
+    hand: list[m.Tile]
+    holder: int | None
+    starter: int
+    hand_counts: list[int]
+    boneyard: int
+    engine_draws: list[int]
+    step: str
 
 
 class RoundLine(LogLine, tag="round_end", kw_only=True):
@@ -105,7 +137,7 @@ class Footer(LogLine, tag="footer", kw_only=True):
     duration_s: float
 
 
-AnyLine = Header | DecisionLine | RoundLine | Footer
+AnyLine = Header | DecisionLine | RoundLine | RoundStartLine | Footer
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(AnyLine)
 
@@ -129,8 +161,10 @@ def log_fault(fault: Fault) -> LogFault:
 class LogWriter(Recorder):
     """Writes a game log as the game goes, one flushed line per fact.
 
-    With `seat` set, the log is redacted for that seat the way its messages were:
-    drawn tiles of other seats are left out, and so is the evidence of their faults.
+    With `seat` set, the log is redacted for that seat the way its messages were
+    (`redact_header`, `redact_decision`), and each round's deal as that seat saw it
+    is written before the round's first decision: the log then replays that seat's
+    view without the seed.
     """
 
     def __init__(self, path: Path, header: Header, seat: int | None = None) -> None:
@@ -139,9 +173,14 @@ class LogWriter(Recorder):
         self._handle: IO[bytes] = path.open("wb")
         self._count = 0
         self._started = dt.datetime.now(dt.UTC)
+        self._state: State | None = None  # a seat's log follows the game to redact it
         if seat is not None:
-            header = msgspec.structs.replace(header, seat=seat, seed=None, bot_seed_key=None)
+            assert header.seed is not None, "a seat's log is redacted from the whole header"
+            self._state = new_game(header_rules(header), header.seed)
+            header = redact_header(header, seat)
         self._write(header)
+        if seat is not None and self._state is not None:
+            self._write(round_start_line(self._state, seat))
 
     def _write(self, line: LogLine) -> None:
         self._handle.write(_encoder.encode(line) + b"\n")
@@ -154,10 +193,15 @@ class LogWriter(Recorder):
         visible = self.seat is None or self.seat == record.seat
         if record.move.kind is MoveKind.DRAW and visible and state.drawn is not None:
             drew = _tile(state.drawn)  # a draw never ends a round, so the state holds it
+        changes = None
+        if self.seat is not None and self._state is not None:
+            changes = _changes(record.seat, record.move.kind, self._state, state, self.seat)
+            self._state = state
         self._write(
             DecisionLine(
                 n=self._count,
                 round=record.round,
+                after=changes,
                 seat=record.seat,
                 request=record.request,
                 move=move_spec(record.move),
@@ -170,13 +214,10 @@ class LogWriter(Recorder):
 
     def _fault(self, fault: Fault) -> LogFault:
         line = log_fault(fault)
-        if self.seat is not None and fault.seat != self.seat:
-            # A bot's offending line may name tiles of its hand: other seats get the kind only.
-            line.detail = "(withheld in this seat's log)"
-        return line
+        return redact_fault(line, self.seat) if self.seat is not None else line
 
     def round_end(self, result: RoundResult) -> None:
-        """Log a round's end."""
+        """Log a round's end (and, in a seat's log, the next deal as that seat saw it)."""
         self._write(
             RoundLine(
                 round=result.number,
@@ -188,6 +229,9 @@ class LogWriter(Recorder):
                 scores=list(result.scores),
             )
         )
+        state = self._state
+        if self.seat is not None and state is not None and state.outcome is None:
+            self._write(round_start_line(state, self.seat))
 
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file: only now is the log complete."""
@@ -212,6 +256,76 @@ class LogWriter(Recorder):
             self._handle.flush()
             os.fsync(self._handle.fileno())
             self._handle.close()
+
+
+# ---------------------------------------------------------------- one seat's log
+#
+# The same functions redact a log being written (`LogWriter(seat=...)`) and a full
+# log read back (`referee.replay_seat.redact`), so both give the same lines.
+
+WITHHELD = "(withheld in this seat's log)"
+
+
+def header_rules(header: Header) -> Rules:
+    """The rules a header names."""
+    return Rules.from_dict(msgspec.structs.asdict(header.rules))
+
+
+def redact_header(header: Header, seat: int) -> Header:
+    """The header of `seat`'s log: no seed and no bot-seed key, which would deal every hand."""
+    return msgspec.structs.replace(header, seat=seat, seed=None, bot_seed_key=None)
+
+
+def redact_fault(fault: LogFault, seat: int) -> LogFault:
+    """A fault as `seat`'s log holds it: another seat's evidence is withheld."""
+    if fault.seat == seat:
+        return fault
+    # A bot's offending line may name tiles of its hand: other seats get the kind only.
+    return msgspec.structs.replace(fault, detail=WITHHELD)
+
+
+def redact_decision(line: DecisionLine, before: State, after: State, seat: int) -> DecisionLine:
+    """A decision of the full log as `seat`'s log holds it (as `LogWriter(seat=seat)` wrote
+    it); `before` and `after` are the engine states around it."""
+    kind = MoveKind(line.move.action)
+    return msgspec.structs.replace(
+        line,
+        drew=line.drew if line.seat == seat else None,
+        faults=[redact_fault(f, seat) for f in line.faults],
+        after=_changes(line.seat, kind, before, after, seat),
+    )
+
+
+def _changes(mover: int, kind: MoveKind, before: State, after: State, seat: int) -> After | None:
+    if after.round_index != before.round_index:
+        return None  # a new deal: the round's end and the deal are lines of their own
+    out = After()
+    if after.to_move != before.to_move:
+        out.next = after.to_move
+    if after.ctx is not before.ctx:
+        out.step = after.ctx.value
+    if after.markers != before.markers:
+        out.markers = list(after.markers)
+    if after.open_doubles != before.open_doubles:
+        out.doubles = list(after.open_doubles)
+    if len(after.trains) > len(before.trains):
+        out.branches = [(t.owner, t.parent, t.end) for t in after.trains[len(before.trains) :]]
+    if kind is not MoveKind.DRAW:
+        gained = len(after.hands[mover]) - len(before.hands[mover])
+        if kind is MoveKind.PLAY:
+            gained += 1
+        if gained > 0:
+            out.penalty = gained
+            if mover == seat:
+                new = set(after.hands[mover]) - set(before.hands[mover])
+                out.penalty_tiles = [_tile(t) for t in sorted(new)]
+    return None if out == After() else out
+
+
+def round_start_line(state: State, seat: int) -> RoundStartLine:
+    """A round's deal in `state` as `seat` was told it."""
+    told = msgspec.structs.asdict(round_start(state, seat))  # its fields, not its tag
+    return RoundStartLine(**told, step=state.ctx.value)
 
 
 def make_header(
@@ -256,6 +370,8 @@ class GameLog(msgspec.Struct, kw_only=True):
     lines: dict[int, int] = {}  # decision number -> line number in the file
     round_lines: dict[int, int] = {}  # round number -> line number of its round end
     footer_line: int = 0
+    deals: list[RoundStartLine] = []  # a seat's log only: each round's deal as it saw it
+    deal_lines: dict[int, int] = {}  # round number -> line number of its round start
 
     @property
     def complete(self) -> bool:
@@ -267,7 +383,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     """Read a game log; `LogError` naming the line for anything that is not one.
 
     A log redacted for one seat holds no seed, so it cannot be re-derived; it is
-    refused unless `allow_redacted`.
+    refused unless `allow_redacted` (`referee.replay_seat` follows it instead).
     """
     try:
         raw = path.read_bytes()
@@ -279,6 +395,8 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     footer: Footer | None = None
     lines: dict[int, int] = {}
     round_lines: dict[int, int] = {}
+    deals: list[RoundStartLine] = []
+    deal_lines: dict[int, int] = {}
     footer_line = 0
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():
@@ -316,6 +434,9 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         elif isinstance(line, RoundLine):
             rounds.append(line)
             round_lines[line.round] = number
+        elif isinstance(line, RoundStartLine):
+            deals.append(line)
+            deal_lines[line.round] = number
         elif isinstance(line, Footer):
             footer = line
             footer_line = number
@@ -332,6 +453,8 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         lines=lines,
         round_lines=round_lines,
         footer_line=footer_line,
+        deals=deals,
+        deal_lines=deal_lines,
     )
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import msgspec
-
-from .gamelog import DecisionLine, GameLog, move_of_spec
+from .gamelog import DecisionLine, GameLog, header_rules, move_of_spec
 from .match import final_ranks
 from .rules import (
     IllegalMoveError,
@@ -59,17 +57,37 @@ class Verdict:
 
 def rules_of(log: GameLog) -> Rules:
     """The rules a log's header names."""
-    data = msgspec.structs.asdict(log.header.rules)
-    return Rules.from_dict(data)
+    return header_rules(log.header)
 
 
-def states(log: GameLog) -> Iterator[tuple[DecisionLine, State, State]]:
-    """Each logged decision with the state before and after it (no checks)."""
-    assert log.header.seed is not None, "read_log refuses logs without a seed"
-    state = new_game(rules_of(log), log.header.seed)
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One logged decision with the positions around it."""
+
+    line: DecisionLine
+    before: State  # the position where the decision was made
+    after: State  # after it: the next round's deal when it ended a round
+    result: RoundResult | None  # the round this decision ended, if it did
+
+    @property
+    def n(self) -> int:
+        """The decision number, from 1."""
+        return self.line.n
+
+
+def first_state(log: GameLog) -> State:
+    """The first position of a full log (one `read_log` accepts without `allow_redacted`)."""
+    assert log.header.seed is not None, "a full log holds its seed"
+    return new_game(rules_of(log), log.header.seed)
+
+
+def states(log: GameLog) -> Iterator[Step]:
+    """Each decision of a full log with the engine states around it (the log must verify)."""
+    state = first_state(log)
     for line in log.decisions:
         after = apply(state, move_of_spec(line.move))
-        yield line, state, after
+        result = after.results[-1] if len(after.results) > len(state.results) else None
+        yield Step(line, state, after, result)
         state = after
 
 
@@ -79,8 +97,7 @@ class _Checker:
     def __init__(self, log: GameLog, rules: Rules) -> None:
         self.log = log
         self.rules = rules
-        assert log.header.seed is not None, "read_log refuses logs without a seed"
-        self.state = new_game(rules, log.header.seed)
+        self.state = first_state(log)
         self.decisions = 0
         self.rounds = 0
 

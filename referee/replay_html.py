@@ -8,10 +8,13 @@ latency, faults). Tiles are numbers (`hi * (max_pip + 1) + lo`). The page
 rebuilds every position from that at load time, sharing what does not change,
 so a 13-round game of 8 players is well under 1 MB and steps instantly.
 
-Made for one seat (`--seat S`), the data itself is redacted: other hands are
-counts, their draws and penalty tiles unknown (-1), their latency and faults
-left out, so the file holds nothing that seat was not shown. The page, the
-CSS and the script are `referee/html/replay.html`; nothing is fetched.
+Made for one seat (`--seat S`), the page is rendered from that seat's own log
+(`referee.replay_seat`) and the data itself is redacted: no seed, other hands
+are counts, their draws and penalty tiles unknown (-1), their latency and faults
+left out, so the file holds nothing that seat was not shown. The seed of the
+full view is a string: a 128-bit number does not survive as a JavaScript number.
+The page, the CSS and the script are `referee/html/replay.html`; nothing is
+fetched.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from importlib import resources
 from typing import Any
 
 from .gamelog import GameLog, move_of_spec
-from .replay import rules_of
-from .replay_text import Selection, Step, start_state, steps
+from .replay import Step, rules_of
+from .replay_text import Selection, final_state, steps
 from .rules import Ctx, MoveKind, Rules, State, Tile
 
 TEMPLATE = "html/replay.html"
@@ -154,6 +157,7 @@ def _rules_text(rules: Rules) -> str:
 
 def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
     """Everything the page shows, compact; see the module docstring."""
+    assert log.header.seat == selection.seat, "replay a seat from its own log (replay_seat)"
     rules = rules_of(log)
     viewer = selection.seat
     enc = _Encoder(rules, viewer)
@@ -176,14 +180,15 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
             start = len(moves) + len(rounds) - 1  # the position after that decision
         if step.result is not None:
             rounds[-1]["x"] = enc.end(step)
-    final = last.after if last is not None else start_state(log)
-    if final.outcome is None and (last is None or last.result is not None):
+    final = final_state(log, last)
+    if final is not None and final.outcome is None and (last is None or last.result is not None):
         rounds.append(enc.deal(final))  # the log stops at a deal
     footer = log.footer
+    seed = log.header.seed
     return {
         "v": 1,
         "game": log.header.game,
-        "seed": log.header.seed,
+        "seed": str(seed) if seed is not None else None,
         "rules": _rules_text(rules),
         "players": rules.players,
         "maxPip": rules.max_pip,
@@ -193,7 +198,7 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
         "names": [names.get(s, f"seat {s}") for s in range(rules.players)],
         "viewer": viewer,
         "complete": log.complete,
-        "next": final.to_move if final.outcome is None else None,
+        "next": final.to_move if final is not None and final.outcome is None else None,
         "start": start,
         "R": rounds,
         "S": moves,

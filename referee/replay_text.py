@@ -7,9 +7,12 @@ itself, so `--move N` answers "what did the table look like when move N was
 chosen".
 
 By default everything is shown: every hand, and the boneyard by its count only
-(never its order). With a seat, the position is `referee.rules.view` of that
-seat, the very view its bot was sent, and the moves of other seats carry only
-what every seat was told: no drawn tile, no latency, no fault.
+(never its order). For one seat the log given is that seat's own log (made from
+a full one with `referee.replay_seat.redact`), followed without the seed: the
+position is `referee.rules.view` of that seat, the very view its bot was sent,
+and the moves of other seats carry only what every seat was told: no drawn
+tile, no latency, no fault. Nothing a seat's output holds can come from the
+seed, which its log does not have.
 
 Rounds are numbered from 1 here, as `referee play` prints them; the log's
 `round` fields (and the JSON records) count from 0. Decisions are numbered
@@ -24,8 +27,10 @@ from typing import Any
 
 import msgspec
 
-from .gamelog import DecisionLine, GameLog, move_of_spec
-from .replay import rules_of, states
+from .gamelog import GameLog, move_of_spec
+from .replay import Step, first_state, states
+from .replay_seat import follow
+from .replay_seat import start as seat_start
 from .rules import (
     MEXICAN,
     Ctx,
@@ -36,7 +41,6 @@ from .rules import (
     State,
     Tile,
     TrainView,
-    new_game,
     view,
 )
 from .wire import STEP_NAMES, view_info
@@ -44,21 +48,6 @@ from .wire import STEP_NAMES, view_info
 
 class SelectionError(ValueError):
     """A `--seat`, `--round` or `--move` this log does not have; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One logged decision with the engine states around it."""
-
-    line: DecisionLine
-    before: State  # the position where the decision was made
-    after: State  # after it: the next round's deal when it ended a round
-    result: RoundResult | None  # the round this decision ended, if it did
-
-    @property
-    def n(self) -> int:
-        """The decision number, from 1."""
-        return self.line.n
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +71,30 @@ class Selection:
 
 
 def steps(log: GameLog) -> Iterator[Step]:
-    """Every logged decision with the states before and after it (the log must verify)."""
-    for line, before, after in states(log):
-        result = after.results[-1] if len(after.results) > len(before.results) else None
-        yield Step(line, before, after, result)
+    """Every logged decision with the positions before and after it: re-derived with the
+    engine from a full log (which must verify), followed from a seat's log."""
+    return follow(log) if log.header.seat is not None else states(log)
+
+
+def start_state(log: GameLog) -> State:
+    """The first position of the logged game."""
+    return seat_start(log) if log.header.seat is not None else first_state(log)
+
+
+def final_state(log: GameLog, last: Step | None) -> State | None:
+    """Where the log stops: after its last decision, or the first deal if it has none.
+    None when a seat's log stops between a round's end and the next deal, which it
+    does not know."""
+    if last is None:
+        return start_state(log)
+    after = last.after
+    stopped = last.result is not None and after.round_index == last.before.round_index
+    return None if stopped and after.outcome is None else after
+
+
+def _for_viewer(log: GameLog, selection: Selection) -> None:
+    # A seat's output is rendered only from that seat's log, never from a full one.
+    assert log.header.seat == selection.seat, "replay a seat from its own log (replay_seat)"
 
 
 def select(log: GameLog, seat: int | None, round_number: int | None, move: int | None) -> Selection:
@@ -157,6 +166,7 @@ def _members(rules: Rules, side: int) -> list[int]:
 class Board:
     """The table as one viewer sees it: everything, or one seat's view."""
 
+    rules: Rules
     round_index: int
     engine: int
     to_move: int
@@ -178,6 +188,7 @@ def board(state: State, seat: int | None) -> Board:
     if seat is not None:
         v = view(state, seat)
         return Board(
+            rules=rules,
             round_index=v.round_index,
             engine=v.engine,
             to_move=v.to_move,
@@ -210,6 +221,7 @@ def board(state: State, seat: int | None) -> Board:
     )  # tiles carrying any one number: a double with all on the table is dead
     live = tuple(i for i in state.open_doubles if state.table_count[state.trains[i].end] < full)
     return Board(
+        rules=rules,
         round_index=state.round_index,
         engine=state.engine,
         to_move=state.to_move,
@@ -239,7 +251,7 @@ def train_label(log: GameLog, rules: Rules, index: int, owner: int, parent: int)
 
 def board_lines(log: GameLog, b: Board) -> list[str]:
     """The table: hub, each train with its open end, markers, open doubles, hands, boneyard."""
-    rules = rules_of(log)
+    rules = b.rules
     n = rules.players
     labels = [train_label(log, rules, t.index, t.owner, t.parent) for t in b.trains]
     width = max(len(s) for s in labels)
@@ -360,8 +372,9 @@ def header_lines(log: GameLog, seat: int | None) -> list[str]:
     h = log.header
     rules = h.rules
     state = "complete" if log.complete else "INCOMPLETE (no footer: the game was cut short)"
+    seed = f" · seed {h.seed}" if h.seed is not None else ""
     out = [
-        f"game {h.game} · seed {h.seed} · double-{rules.max_pip}, {rules.players} players · "
+        f"game {h.game}{seed} · double-{rules.max_pip}, {rules.players} players · "
         f"{len(log.decisions)} decisions · log {state}",
     ]
     for b in h.bots:
@@ -395,7 +408,9 @@ def end_lines(log: GameLog, final: State | None, seat: int | None) -> list[str]:
 
 
 def show(log: GameLog, selection: Selection) -> Iterator[str]:
-    """The game as text, move by move, for the selection (the log must verify)."""
+    """The game as text, move by move, for the selection (the log must verify; for a
+    seat, the log is that seat's own)."""
+    _for_viewer(log, selection)
     seat = selection.seat
     yield from header_lines(log, seat)
     round_index = -1
@@ -420,13 +435,7 @@ def show(log: GameLog, selection: Selection) -> Iterator[str]:
             totals = _totals(step.after.results, step.before.rules.players)
             yield from round_end_lines(log, step.result, totals)
     if selection.whole:
-        yield from end_lines(log, last.after if last is not None else start_state(log), seat)
-
-
-def start_state(log: GameLog) -> State:
-    """The first position of the logged game (a log `read_log` accepts has its seed)."""
-    assert log.header.seed is not None, "read_log refuses logs without a seed"
-    return new_game(rules_of(log), log.header.seed)
+        yield from end_lines(log, final_state(log, last), seat)
 
 
 # ---------------------------------------------------------------- JSON lines
@@ -512,22 +521,25 @@ def round_end_record(result: RoundResult, totals: Sequence[int]) -> dict[str, An
 
 def records(log: GameLog, selection: Selection) -> Iterator[dict[str, Any]]:
     """The re-derived game as JSON-ready dicts: a `game` record, then `step` and
-    `round_end` records for the selection, then `end` (complete) or `cut` (incomplete)."""
+    `round_end` records for the selection, then `end` (complete) or `cut` (incomplete).
+    The `game` record has the seed only in the full view: a seat's log has none."""
+    _for_viewer(log, selection)
     seat = selection.seat
     h = log.header
     bots = [{"seat": b.seat, "name": b.name} for b in h.bots]
     if seat is None:
         bots = [msgspec.to_builtins(b) for b in h.bots]
-    yield {
-        "type": "game",
-        "game": h.game,
-        "seed": h.seed,
-        "rules": msgspec.to_builtins(h.rules),
-        "bots": bots,
-        "seat": seat,
-        "complete": log.complete,
-        "decisions": len(log.decisions),
-    }
+    game: dict[str, Any] = {"type": "game", "game": h.game}
+    if h.seed is not None:
+        game["seed"] = h.seed
+    game.update(
+        rules=msgspec.to_builtins(h.rules),
+        bots=bots,
+        seat=seat,
+        complete=log.complete,
+        decisions=len(log.decisions),
+    )
+    yield game
     last: Step | None = None
     for step in steps(log):
         last = step
@@ -549,5 +561,6 @@ def records(log: GameLog, selection: Selection) -> Iterator[dict[str, Any]]:
             "forfeited": footer.forfeited,
         }
         return
-    final = last.after if last is not None else start_state(log)
-    yield {"type": "cut", "decisions": len(log.decisions), "state": state_record(final, seat)}
+    final = final_state(log, last)
+    state = state_record(final, seat) if final is not None else None
+    yield {"type": "cut", "decisions": len(log.decisions), "state": state}

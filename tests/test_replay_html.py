@@ -286,6 +286,9 @@ def test_page_loads_without_errors_or_requests(
     assert frames == len(log.decisions) + 13  # a deal per round, then one per decision
     assert browser.js("replay.frame()") == 0
     assert browser.js("document.querySelectorAll('#board .train').length") == 9
+    # The seed is a string in the page: a 128-bit one would not survive as a number.
+    sub = browser.js("document.getElementById('sub').textContent")
+    assert f" · seed {log.header.seed}" in sub
     assert browser.problems() == []
 
 
@@ -407,6 +410,9 @@ def test_a_page_for_one_seat_holds_no_other_hand(browser: Browser, tmp_path: Pat
         assert seat == d.seat
     browser.open(page)
     assert browser.js("replay.modes().length") == 1
+    # Made from seat 2's log, the page has no seed to show.
+    sub = browser.js("document.getElementById('sub').textContent")
+    assert data["seed"] is None and "seed" not in sub and sub.endswith("made for seat 2")
     hands = browser.js(
         "Array.from({length: replay.frames()}, (_, f) => replay.view(f))"
         ".filter(v => !v.ended).map(v => v.hands)"
@@ -493,10 +499,12 @@ def test_stepping_stays_smooth(browser: Browser, eight: tuple[GameLog, Path]) ->
 
 def test_untrusted_names_are_text(browser: Browser, tmp_path: Path) -> None:
     evil = ["</script><script>window.pwned=1</script>", "<img src=x onerror=pwned=2>", "a&b", "d"]
-    log_path = write_game(tmp_path / "g.jsonl", preset("standard"), 2, names=evil, cut=60)
+    seed = 2**127 + 2  # a 128-bit seed, shown whole: as a JSON number it would be rounded
+    log_path = write_game(tmp_path / "g.jsonl", preset("standard"), seed, names=evil, cut=60)
     page = html_of(log_path, tmp_path / "evil.html")
     browser.open(page)
     assert browser.js("window.pwned === undefined")
+    assert f" · seed {seed} · " in browser.js("document.getElementById('sub').textContent")
     shown = browser.js("[...document.querySelectorAll('.seat .name')].map(e => e.textContent)")
     assert [s.split(" · ", 1)[1] for s in shown] == evil
     # The log stops after 60 decisions: the last position says so.

@@ -365,7 +365,7 @@ async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
     faults = report.result.faults[1]
     assert [f.kind.value for f in faults] == ["timeout", "stale_reply"]
     assert report.result.forfeited == (False, False)
-    mine = [(line, before) for line, before, _ in states(log) if line.seat == 1]
+    mine = [(s.line, s.before) for s in states(log) if s.line.seat == 1]
     timed_out = next(i for i, (line, _) in enumerate(mine) if line.faults)
     line, before = mine[timed_out]
     assert line.auto and line.faults[0].kind == "timeout"

@@ -170,9 +170,9 @@ class BotProcess:
             try:
                 data = await self.control.recv(4096)
             except (OSError, trio.ClosedResourceError):
-                return  # stop() closed the socket: nothing more to learn
+                data = b""  # stop() closed the socket: nothing more to learn
             if not data:
-                # The keeper is gone: the bot dies with it (PR_SET_PDEATHSIG).
+                # The keeper is gone, and the bot with it (PR_SET_PDEATHSIG).
                 self.exited.set()
                 return
             self._control_buffer += data
@@ -247,11 +247,11 @@ class BotProcess:
     async def stop(self) -> int | None:
         """End the bot: wait for a clean exit, then SIGTERM its group, then end every
         process it started, wherever it went. Safe to call twice, even at once."""
-        if self._stopping:
-            await self.stopped.wait()
-            return self.returncode
-        self._stopping = True
         with trio.CancelScope(shield=True):
+            if self._stopping:
+                await self.stopped.wait()
+                return self.returncode
+            self._stopping = True
             try:
                 with trio.move_on_after(CLEAN_EXIT_S):
                     await self.exited.wait()

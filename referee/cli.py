@@ -119,6 +119,29 @@ def load_league(
     return config
 
 
+env_option = click.option(
+    "--env",
+    "env_pairs",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set NAME in every bot's environment (repeatable). Bots get nothing else of the "
+    "referee's environment but PATH (see README).",
+)
+
+
+def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
+    """`NAME=VALUE` strings from `--env` into a dict; a malformed one is a usage error."""
+    from .process import env_name
+
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not env_name(name):
+            fail(f"--env {pair!r}: expected NAME=VALUE, NAME made of letters, digits and _")
+        out[name] = value
+    return out
+
+
 def wide_console() -> Console:
     """A console for wide tables: the terminal's width, or 150 columns when piped."""
     console = Console()
@@ -219,8 +242,10 @@ def schema_cmd(output: str | None) -> None:
 @click.option("--name", default=None, help="Name for the bot in the report.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @sandbox_option
+@env_option
 def check_bot_cmd(
     sandbox: str | None,
+    env_pairs: tuple[str, ...],
     rules_names: tuple[str, ...],
     full: bool,
     move_ms: int,
@@ -244,7 +269,8 @@ def check_bot_cmd(
     argv = tuple(command)
     if len(argv) == 1 and " " in argv[0]:
         argv = tuple(shlex.split(argv[0]))
-    spec = BotSpec(name=name or argv[0], argv=argv, sandbox=sandbox or "none")
+    env = parse_env(env_pairs)
+    spec = BotSpec(name=name or argv[0], argv=argv, env=env, sandbox=sandbox or "none")
     if spec.sandbox == "bwrap":
         from .sandbox import check_bwrap
 
@@ -323,6 +349,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True)
 @sandbox_option
+@env_option
 @click.option(
     "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
 )
@@ -409,6 +436,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 @_time_options
 def play_cmd(
     sandbox: str | None,
+    env_pairs: tuple[str, ...],
     bots: tuple[str, ...],
     rules_name: str,
     sets: tuple[str, ...],
@@ -458,6 +486,7 @@ def play_cmd(
         seat_logs=seat_logs,
         bot_seed_key=bot_seed_key,
         sandbox=sandbox or "none",
+        env=parse_env(env_pairs),
     )
 
 

@@ -47,13 +47,14 @@ def play_from_cli(
     seat_logs: bool = False,
     bot_seed_key: str | None = None,
     sandbox: str = "none",
+    env: dict[str, str] | None = None,
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     given_seed = seed is not None
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
-            spec = replace(parse_bot(text, i), sandbox=sandbox)
+            spec = replace(parse_bot(text, i), sandbox=sandbox, env=dict(env or {}))
             specs.append(replace(spec, limits=limits) if limits is not None else spec)
         except ValueError as exc:
             fail(str(exc))

@@ -1,9 +1,15 @@
 """Bot processes: start one in its own process group, drain its stderr, end it for sure.
 
 Ending goes `bye`, a short wait for a clean exit, SIGTERM to the whole group,
-then SIGKILL. Each bot runs under `referee.keeper`, which kills the whole group
-when the referee's end of a socket closes, so nothing survives a referee that
-is itself killed with SIGKILL.
+then the end of everything the bot started. Each bot runs under
+`referee/keeper.py`, which ends the bot and every descendant (through the bot's
+cgroup where there is one, see `referee.cgroups`, else as their subreaper) when
+the referee's end of a socket closes, so nothing survives a referee that is
+itself killed with SIGKILL. Should the keeper be gone first, the referee ends
+the cgroup and the process group itself.
+
+A bot gets a fixed minimal environment (`bot_environment`), never the referee's:
+a league's tokens and the referee's own settings stay out of its reach.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -24,15 +31,19 @@ from pathlib import Path
 
 import trio
 
+from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
-from .sandbox import SandboxError, bwrap_argv
+from .sandbox import SCRATCH, SandboxError, bwrap_argv
 
 log = logging.getLogger(__name__)
 
 STDERR_CAP = 1 << 20  # bytes of a bot's stderr kept on disk per bot
 CLEAN_EXIT_S = 2.0
 TERM_GRACE_S = 1.0
+KEEPER_END_S = 6.0  # the keeper's own limit for killing and reaping everything, and some
+KEEPER = str(Path(__file__).with_name("keeper.py"))
+LOCALE = "C.UTF-8"  # a UTF-8 locale every glibc and musl system has
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,8 @@ class BotProcess:
         process: trio.Process,
         stderr_path: Path | None,
         control: trio.socket.SocketType,
+        scratch: Path,
+        cgroup: Path | None = None,
     ) -> None:
         self.spec = spec
         self.process = process
@@ -103,8 +116,13 @@ class BotProcess:
         self.control = control
         self.returncode: int | None = None  # the bot's own exit status, from the keeper
         self.start_error: str | None = None
-        self.scratch: Path | None = None  # the sandbox's writable folder, if sandboxed
+        # The bot's own writable folder ($SCRATCH, $HOME, $TMPDIR), emptied between games.
+        self.scratch = scratch
+        self.cgroup = cgroup  # the bot's cgroup, if the machine allows them
         self._control_buffer = b""
+        self._stopping = False
+        self.stopped = trio.Event()
+        # Set when the bot exits, or when its keeper is gone (and the bot with it).
         self.exited = trio.Event()
         self.stderr_done = trio.Event()  # set once the bot's stderr is closed and copied
         assert process.stdin is not None and process.stdout is not None
@@ -152,8 +170,10 @@ class BotProcess:
             try:
                 data = await self.control.recv(4096)
             except (OSError, trio.ClosedResourceError):
-                return  # stop() closed the socket: nothing more to learn
+                data = b""  # stop() closed the socket: nothing more to learn
             if not data:
+                # The keeper is gone, and the bot with it (PR_SET_PDEATHSIG).
+                self.exited.set()
                 return
             self._control_buffer += data
             while b"\n" in self._control_buffer:
@@ -225,27 +245,46 @@ class BotProcess:
         return self.returncode
 
     async def stop(self) -> int | None:
-        """End the bot: wait for a clean exit, then SIGTERM, then SIGKILL its whole group."""
+        """End the bot: wait for a clean exit, then SIGTERM its group, then end every
+        process it started, wherever it went. Safe to call twice, even at once."""
         with trio.CancelScope(shield=True):
-            with trio.move_on_after(CLEAN_EXIT_S):
-                await self.exited.wait()
-            if self.returncode is None:
-                self.kill_group(signal.SIGTERM)
-                with trio.move_on_after(TERM_GRACE_S):
+            if self._stopping:
+                await self.stopped.wait()
+                return self.returncode
+            self._stopping = True
+            try:
+                with trio.move_on_after(CLEAN_EXIT_S):
                     await self.exited.wait()
-            # The group may hold grandchildren even after the bot itself exited; the
-            # keeper is in it too and goes with them.
-            self.kill_group(signal.SIGKILL)
-            await self.process.wait()
-            self.control.close()
-            await self.connection.aclose()
-            if self.scratch is not None:
+                if not self.exited.is_set():
+                    self.kill_group(signal.SIGTERM)  # the keeper ignores it
+                    with trio.move_on_after(TERM_GRACE_S):
+                        await self.exited.wait()
+                await self._end_everything()
+            finally:
+                self.control.close()
+                await self.connection.aclose()
                 shutil.rmtree(self.scratch, ignore_errors=True)
+                self.stopped.set()
         return self.returncode
+
+    async def _end_everything(self) -> None:
+        # The keeper ends the bot and every descendant when its socket reaches end of
+        # file, and may still report the bot's exit on the way (so only our half closes).
+        with contextlib.suppress(OSError):
+            self.control.shutdown(socket.SHUT_WR)
+        with trio.move_on_after(KEEPER_END_S):
+            await self.process.wait()
+        # A keeper that is stuck, or was killed by its bot, leaves this to the referee: the
+        # group catches the bot's plain children, the cgroup everything else.
+        self.kill_group(signal.SIGKILL)
+        await self.process.wait()
+        if self.cgroup is not None and self.cgroup.exists():
+            await trio.to_thread.run_sync(cgroups.remove, self.cgroup)
 
 
 async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-    """Start `spec` under a keeper, in a new process group, with piped stdio.
+    """Start `spec` under a keeper, in a new process group, with piped stdio, its own
+    scratch folder, its own cgroup where the machine allows it, and `bot_environment`.
 
     Run `watch()` in a nursery to learn when the bot exits. A command that does
     not exist or cannot be executed raises `OSError` here.
@@ -253,28 +292,32 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     if not findable(spec):
         where = "" if "/" in spec.argv[0] else " (looked in PATH)"
         raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program{where}")
-    env = dict(os.environ)
-    env.update(spec.env)
-    env.setdefault("PYTHONUNBUFFERED", "1")
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(spec.name).name)
+    scratch = Path(tempfile.mkdtemp(prefix=f"bot-{safe}-"))
+    sandboxed = spec.sandbox == "bwrap"
+    env = bot_environment(spec, SCRATCH if sandboxed else str(scratch))
     argv = list(spec.argv)
-    scratch: Path | None = None
-    if spec.sandbox == "bwrap":
-        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(spec.name).name)
-        scratch = Path(tempfile.mkdtemp(prefix=f"bot-{safe}-"))
-        try:
-            argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env)
-        except SandboxError as exc:
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise OSError(str(exc)) from None
+    cgroup: Path | None = None
     ours, theirs = socket.socketpair()
     try:
+        if sandboxed:
+            try:
+                argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env)
+            except SandboxError as exc:
+                raise OSError(str(exc)) from None
+        cgroup = cgroups.create()
+        joins = ["--cgroup", str(cgroup)] if cgroup is not None else []
         process = await trio.lowlevel.open_process(
+            # -I -S: the keeper reads no PYTHON* variable and no site-packages, so the
+            # bot's environment is the keeper's own and nothing of the referee is needed.
             [
                 sys.executable,
-                "-m",
-                "referee.keeper",
+                "-I",
+                "-S",
+                KEEPER,
                 str(theirs.fileno()),
                 *spec.limits.keeper_args(),
+                *joins,
                 "--",
                 *argv,
             ],
@@ -282,18 +325,42 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=spec.cwd,
-            env={**env, "PYTHONPATH": _keeper_path(env)},
+            env=env,
             start_new_session=True,
             pass_fds=(theirs.fileno(),),
         )
     except BaseException:
         ours.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+        if cgroup is not None:
+            cgroups.remove(cgroup)
         raise
     finally:
         theirs.close()
-    bot = BotProcess(spec, process, stderr_path, trio.socket.from_stdlib_socket(ours))
-    bot.scratch = scratch
-    return bot
+    control = trio.socket.from_stdlib_socket(ours)
+    return BotProcess(spec, process, stderr_path, control, scratch, cgroup)
+
+
+def bot_environment(spec: BotSpec, home: str) -> dict[str, str]:
+    """Exactly what a bot finds in its environment: `home` (its scratch folder) as HOME,
+    TMPDIR and SCRATCH, the referee's PATH, a UTF-8 locale, unbuffered Python output,
+    then the bot's own `env` (which may replace any of these)."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": home,
+        "TMPDIR": home,
+        "SCRATCH": home,
+        "LANG": LOCALE,
+        "LC_ALL": LOCALE,
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(spec.env)
+    return env
+
+
+def env_name(name: str) -> bool:
+    """Whether `name` may name an environment variable of a bot (letters, digits, _)."""
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
 
 
 def findable(spec: BotSpec) -> bool:
@@ -303,13 +370,6 @@ def findable(spec: BotSpec) -> bool:
         path = Path(spec.cwd or ".") / program
         return path.is_file() and os.access(path, os.X_OK)
     return shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is not None
-
-
-def _keeper_path(env: dict[str, str]) -> str:
-    # The keeper must import even when the referee runs from a source tree.
-    here = str(Path(__file__).resolve().parent.parent)
-    rest = env.get("PYTHONPATH", "")
-    return here + (os.pathsep + rest if rest else "")
 
 
 def describe_exit(code: int | None) -> str:

@@ -74,7 +74,12 @@ def bwrap_argv(
     env: dict[str, str],
     extra_ro: Sequence[str] = (),
 ) -> list[str]:
-    """The command line that runs `argv` inside a bubblewrap sandbox."""
+    """The command line that runs `argv` inside a bubblewrap sandbox.
+
+    bwrap passes its own environment on to the bot: run it with `env`, the bot's
+    exact environment (HOME, TMPDIR and SCRATCH are `SCRATCH`, where `scratch` is
+    bound), plus PWD, which bwrap always sets. It is not repeated on the command
+    line, which every process of the machine may read."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError(
@@ -112,12 +117,6 @@ def bwrap_argv(
         "/proc",
         "--dev",
         "/dev",
-        "--setenv",
-        "SCRATCH",
-        SCRATCH,
-        "--setenv",
-        "HOME",
-        SCRATCH,
         "--chdir",
         folder,
         "--",

@@ -1,11 +1,14 @@
 """A referee that dies or is interrupted mid-game leaves no bot process behind.
 
-`referee play` runs as a real subprocess with bots that fork grandchildren, a bot
-that ignores SIGTERM and a slow good bot (so the game is still on when the signal
+`referee play` runs as a real subprocess with a bot that forks a grandchild, one
+that leaves a daemon (fork, setsid, fork: out of its process group), a bot that
+ignores SIGTERM and a slow good bot (so the game is still on when the signal
 comes). Once the log shows decisions, the referee gets SIGKILL (it cannot clean
-up: each bot's keeper must notice its socket close and kill the whole group) or
-SIGINT (Ctrl-C: the referee ends every bot itself, exits 130 and says the log is
-incomplete). Either way no process carrying the test's token may remain.
+up: each bot's keeper must notice its socket close and end everything below it,
+tried with each bot in a cgroup of its own and with the keepers as subreapers
+alone, REFEREE_CGROUP=off) or SIGINT (Ctrl-C: the referee ends every bot itself,
+exits 130 and says the log is incomplete). Either way no process carrying the
+test's token may remain.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.cgroups import SWITCH as REFEREE_CGROUP
 from referee.cli import main
 from referee.gamelog import read_log
 from referee.replay import verify
@@ -50,7 +54,7 @@ class Running:
     err: Path
 
 
-def start_referee(tmp_path: Path) -> Running:
+def start_referee(tmp_path: Path, cgroup: str = "on") -> Running:
     """`referee play` with two forking bots, one that ignores SIGTERM, and a slow one."""
     token = new_token()
 
@@ -60,7 +64,7 @@ def start_referee(tmp_path: Path) -> Running:
     bots = [
         bot("grandchild"),
         bot("slow", "0.1"),  # a tenth of a second per move: the game lasts seconds
-        bot("grandchild"),
+        bot("double_fork", "play"),
         bot("ignore_sigterm"),
     ]
     log = tmp_path / "game.jsonl"
@@ -74,6 +78,7 @@ def start_referee(tmp_path: Path) -> Running:
             stdout=stdout,
             stderr=stderr,
             preexec_fn=_default_sigint,
+            env={**os.environ, REFEREE_CGROUP: cgroup},
         )
     return Running(process, token, log, out, err)
 
@@ -95,7 +100,8 @@ def wait_until_playing(running: Running, decisions: int = 3, timeout_s: float = 
 
 def bot_processes(running: Running, expected: int = 10) -> list[int]:
     """Keepers, bots and grandchildren of this referee, found by the token: 4 keepers,
-    4 bots and 2 grandchildren, all up once the log shows decisions."""
+    4 bots and 2 grandchildren (one in a session of its own), all up once the log shows
+    decisions."""
     deadline = time.monotonic() + 5
     while len(found := processes_with(running.token)) < expected:
         assert time.monotonic() < deadline, f"only {len(found)} processes of the game found"
@@ -120,8 +126,9 @@ def log_is_incomplete(log_path: Path) -> None:
 # ---------------------------------------------------------------- SIGKILL
 
 
-def test_sigkill_of_the_referee_leaves_no_bot_process(tmp_path: Path) -> None:
-    running = start_referee(tmp_path)
+@pytest.mark.parametrize("cgroup", ["on", "off"])
+def test_sigkill_of_the_referee_leaves_no_bot_process(tmp_path: Path, cgroup: str) -> None:
+    running = start_referee(tmp_path, cgroup)
     try:
         wait_until_playing(running)
         before = bot_processes(running)

@@ -18,7 +18,7 @@ from typing import Any
 from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 
 from ..faults import Policy
-from ..process import BotSpec, Limits, findable
+from ..process import BotSpec, Limits, env_name, findable
 from ..rules import Rules, RulesError, preset
 from ..sandbox import SANDBOXES
 
@@ -261,6 +261,8 @@ def parse_config(
         env = _expect(raw.get("env", {}), dict, f"{key}.env", "a table of strings")
         for k, v in env.items():
             _expect(v, str, f"{key}.env.{k}", "a string")
+            if not env_name(k):
+                raise ConfigError(f"{key}.env.{k}: not a variable name (letters, digits, _)")
         restart = raw.get("restart", "never")
         if restart not in ("never", "always"):
             raise ConfigError(f'{key}.restart: expected "never" or "always", got {restart!r}')

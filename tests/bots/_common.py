@@ -48,6 +48,7 @@ def serve(
     *,
     exit_on_bye: bool = True,
     on_hello: Callable[[Msg], None] | None = None,
+    on_game_start: Callable[[Msg], None] | None = None,
 ) -> None:
     """Answer hello, ping and turns (with `on_turn`, None sends nothing) until bye or EOF."""
     for message in messages():
@@ -56,6 +57,8 @@ def serve(
             if on_hello is not None:
                 on_hello(message)
             ready(name)
+        elif kind == "game_start" and on_game_start is not None:
+            on_game_start(message)
         elif kind == "ping":
             send({"type": "pong", "nonce": message["nonce"]})
         elif kind == "turn":

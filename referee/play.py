@@ -8,6 +8,7 @@ and maps problems to one-line errors and exit codes.
 from __future__ import annotations
 
 import json
+import os
 import random
 import secrets
 import sys
@@ -25,7 +26,8 @@ from .display import RoundPrinter, result_table
 from .faults import Policy
 from .process import BotSpec, Limits, parse_bot
 from .rules import RulesError, preset
-from .runner import GameReport, run_game
+from .runner import GameReport, game_places, run_game
+from .sandbox import SandboxError, bwrap_problem, check_visible, resolve
 
 
 def play_from_cli(
@@ -49,6 +51,13 @@ def play_from_cli(
     sandbox: str = "none",
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
+    sandbox, why_not = resolve(sandbox)
+    if why_not is not None:
+        click.echo(
+            f"referee: warning: --sandbox auto: bots run WITHOUT a sandbox ({why_not})", err=True
+        )
+    elif sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
+        fail(f"--sandbox bwrap: {problem}")
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
@@ -101,6 +110,15 @@ def play_from_cli(
         err_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"cannot create {err_dir}: {exc.strerror}")
+    if sandbox == "bwrap":
+        places = game_places(log_path, err_dir)
+        for spec in specs:
+            try:
+                check_visible(
+                    spec.argv, cwd=spec.cwd, path_env=os.environ.get("PATH"), hidden=places
+                )
+            except SandboxError as exc:
+                fail(f"{spec.name}: {exc}")
 
     console = Console(stderr=as_json)
     printer = RoundPrinter(Console(stderr=as_json, quiet=quiet), rules)

@@ -17,7 +17,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ import trio
 
 from .connection import Connection
 from .faults import FaultKind
-from .sandbox import SandboxError, bwrap_argv
+from .sandbox import Hidden, SandboxError, bwrap_argv, new_scratch
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +64,8 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     sandbox: str = "none"  # or "bwrap": see referee.sandbox
+    # Places of the referee's the sandbox must hide from this bot (logs, the league's files).
+    hidden: tuple[Hidden, ...] = ()
 
     @property
     def command(self) -> str:
@@ -259,10 +260,9 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     argv = list(spec.argv)
     scratch: Path | None = None
     if spec.sandbox == "bwrap":
-        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(spec.name).name)
-        scratch = Path(tempfile.mkdtemp(prefix=f"bot-{safe}-"))
+        scratch = new_scratch(spec.name)
         try:
-            argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env)
+            argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env, hidden=spec.hidden)
         except SandboxError as exc:
             shutil.rmtree(scratch, ignore_errors=True)
             raise OSError(str(exc)) from None

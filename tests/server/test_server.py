@@ -294,7 +294,9 @@ async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path
 
 
 async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
-    config = write_league(tmp_path, tcp=True, startup_ms=300)
+    # Short, as each game waits that long for d; but the stdio bots must be ready within
+    # it too, started in the sandbox (the league default) with both cores busy.
+    config = write_league(tmp_path, tcp=True, startup_ms=1000)
     with trio.fail_after(60):
         await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))
     kinds = [(f["kind"], f["detail"]) for f in faults(config)]

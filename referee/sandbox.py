@@ -214,13 +214,29 @@ def forget_scans() -> None:
 _scratch_root: Path | None = None
 
 
+def _sweep_scratch_roots() -> None:
+    """Remove the scratch roots of this user's referee processes that are gone: one
+    killed (SIGKILL, a Dask worker ended by its nanny) could not remove its own."""
+    for old in Path(tempfile.gettempdir()).glob("referee-scratch-*-*"):
+        pid = old.name.split("-")[2]
+        try:
+            if not pid.isdigit() or old.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue  # alive (another user's pid), or already gone
+
+
 def new_scratch(name: str) -> Path:
     """A fresh writable folder for one sandboxed bot, inside this process's scratch root,
     which every sandbox hides and which goes when the process exits."""
     global _scratch_root
     with _scan_lock:
         if _scratch_root is None or not _scratch_root.is_dir():
-            _scratch_root = Path(tempfile.mkdtemp(prefix="referee-scratch-"))
+            _sweep_scratch_roots()
+            _scratch_root = Path(tempfile.mkdtemp(prefix=f"referee-scratch-{os.getpid()}-"))
             atexit.register(shutil.rmtree, _scratch_root, True)
         root = _scratch_root
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(name).name)

@@ -257,3 +257,26 @@ def test_folders_are_walked_once_per_run(tmp_path: Path) -> None:
     assert str(Path(sys.base_prefix).resolve()) not in sandbox._scanned
     sandbox.forget_scans()
     assert len(sandbox.special_files(folder / "deep")) == 2
+
+
+def test_the_scratch_folders_of_a_killed_referee_go_with_the_next_one() -> None:
+    # A referee killed with SIGKILL (or a Dask worker ended by its nanny) cannot remove
+    # its bots' scratch folders; the next referee of the same user does.
+    code = (
+        "import os, signal\n"
+        "from referee.sandbox import new_scratch\n"
+        "print(new_scratch('bot').parent, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    killed = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+    left = Path(killed.stdout.strip())
+    assert killed.returncode == -9 and left.is_dir() and any(left.iterdir())
+    fresh = subprocess.run(
+        [PY, "-c", "from referee.sandbox import new_scratch; print(new_scratch('bot').parent)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert fresh.returncode == 0, fresh.stderr
+    assert not left.exists()
+    assert not Path(fresh.stdout.strip()).exists()  # removed at its own exit

@@ -35,7 +35,7 @@ async def startup_ms(sandbox: str, count: int) -> list[float]:
     out = []
     for _ in range(count):
         began = time.perf_counter()
-        bot = await start_bot(BotSpec("fast", BOT, sandbox=sandbox))
+        bot = await start_bot(BotSpec("fast", BOT, cwd=str(HERE), sandbox=sandbox))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.connection.writer)
             nursery.start_soon(bot.watch)
@@ -61,7 +61,7 @@ async def decision_ms(sandbox: str, games: int, folder: Path) -> list[float]:
     latencies = _Latencies()
     for seed in range(games):
         await run_game(
-            [BotSpec("fast", BOT, sandbox=sandbox)] * 4,
+            [BotSpec("fast", BOT, cwd=str(HERE), sandbox=sandbox)] * 4,
             preset("standard"),
             seed,
             game_id=f"b{seed}",

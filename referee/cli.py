@@ -60,12 +60,19 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]
             yield exc
 
 
-sandbox_option = click.option(
-    "--sandbox",
-    type=click.Choice(["none", "bwrap"]),
-    default=None,
-    help="Run every bot the referee starts in this sandbox (bwrap: bubblewrap; see README).",
-)
+def sandbox_option(default: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """--sandbox, shared by play, check-bot, league and serve; `default` is said in the help."""
+    return click.option(
+        "--sandbox",
+        type=click.Choice(["auto", "none", "bwrap"]),
+        default=None,
+        help="Run every bot the referee starts in this sandbox: bwrap (bubblewrap, see "
+        f"README), none, or auto (bwrap where bubblewrap works). Default: {default}.",
+    )
+
+
+AUTHOR_SANDBOX = "none"  # play and check-bot: the bot author's own tools
+LEAGUE_SANDBOX = "each bot's `sandbox` key, else auto (bots of a league are sandboxed by default)"
 
 
 cluster_option = click.option(
@@ -104,7 +111,9 @@ def load_league(
     config_file: str, out: str | None, sandbox: str | None, cluster: str | None
 ) -> LeagueConfig:
     """The league file with --out and --sandbox applied, and --cluster checked; a bad
-    file or cluster address is a one-line error (exit 2) before anything starts."""
+    file or cluster address is a one-line error (exit 2) before anything starts. Bots
+    that "auto" leaves without a sandbox (bubblewrap does not work) are named in one
+    line on stderr."""
     from pathlib import Path
 
     from .league.cluster import ClusterError, check_target
@@ -116,6 +125,14 @@ def load_league(
             check_target(cluster)
     except (ConfigError, ClusterError) as exc:
         fail(str(exc))
+    if config.sandbox_note is not None:
+        bare = [b.name for b in config.bots if not b.tcp and b.spec.sandbox == "none"]
+        click.echo(
+            f"referee: warning: bubblewrap does not work here ({config.sandbox_note}): "
+            f"{', '.join(bare)} run WITHOUT a sandbox and can read the logs of their games; "
+            "the standings will say so",
+            err=True,
+        )
     return config
 
 
@@ -241,7 +258,7 @@ def schema_cmd(output: str | None) -> None:
 @click.option("--startup-ms", type=int, default=10000, show_default=True, help="Time to ready.")
 @click.option("--name", default=None, help="Name for the bot in the report.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@sandbox_option
+@sandbox_option(AUTHOR_SANDBOX)
 @env_option
 def check_bot_cmd(
     sandbox: str | None,
@@ -270,14 +287,27 @@ def check_bot_cmd(
     if len(argv) == 1 and " " in argv[0]:
         argv = tuple(shlex.split(argv[0]))
     env = parse_env(env_pairs)
-    spec = BotSpec(name=name or argv[0], argv=argv, env=env, sandbox=sandbox or "none")
-    if spec.sandbox == "bwrap":
-        from .sandbox import check_bwrap
+    spec = BotSpec(name=name or argv[0], argv=argv, env=env, sandbox=sandbox or AUTHOR_SANDBOX)
+    if spec.sandbox != "none":
+        import os
+
+        from .sandbox import SandboxError, check_bwrap, check_visible
 
         problem = check_bwrap()
-        click.echo(f"sandbox bwrap: {'works on this machine' if problem is None else problem}")
-        if problem is not None:
-            sys.exit(1)
+        if spec.sandbox == "auto":
+            mode = "none" if problem else "bwrap"
+            click.echo(f"sandbox auto: {mode}" + (f" ({problem})" if problem else ""))
+            spec = BotSpec(name=spec.name, argv=argv, env=env, sandbox=mode)
+        else:
+            click.echo(f"sandbox bwrap: {'works on this machine' if problem is None else problem}")
+            if problem is not None:
+                sys.exit(1)
+        if spec.sandbox == "bwrap":
+            try:
+                check_visible(argv, cwd=None, path_env=env.get("PATH", os.environ.get("PATH")))
+            except SandboxError as exc:
+                click.echo(f"sandbox bwrap: {exc}")
+                sys.exit(1)
     plan = battery(rules_names or None, full_games=full)
     time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
     stderr_path = stderr_file()
@@ -348,7 +378,7 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True)
-@sandbox_option
+@sandbox_option(AUTHOR_SANDBOX)
 @env_option
 @click.option(
     "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
@@ -485,14 +515,14 @@ def play_cmd(
         output_cap=max_output_kb * 1024 if max_output_kb else None,
         seat_logs=seat_logs,
         bot_seed_key=bot_seed_key,
-        sandbox=sandbox or "none",
+        sandbox=sandbox or AUTHOR_SANDBOX,
         env=parse_env(env_pairs),
     )
 
 
 @main.command("league")
 @click.argument("config_file", type=click.Path(dir_okay=False))
-@sandbox_option
+@sandbox_option(LEAGUE_SANDBOX)
 @click.option(
     "--jobs",
     "-j",
@@ -583,7 +613,7 @@ def league_cmd(
 
 
 @main.command("serve")
-@sandbox_option
+@sandbox_option(LEAGUE_SANDBOX)
 @click.argument("config_file", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -733,7 +763,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     try:
         meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
         names = jsonlib.loads(meta.get("bots", "[]"))
-        standings = compute(names, ledger.records())
+        standings = compute(names, ledger.records(), ledger.sandbox())
     finally:
         ledger.close()
     if as_json:

@@ -8,6 +8,7 @@ and maps problems to one-line errors and exit codes.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from dataclasses import replace
@@ -25,7 +26,8 @@ from .faults import Policy
 from .match import new_game_seed
 from .process import BotSpec, Limits, parse_bot
 from .rules import RulesError, preset
-from .runner import GameReport, run_game
+from .runner import GameReport, game_places, run_game
+from .sandbox import SandboxError, bwrap_problem, check_visible, resolve
 
 
 def play_from_cli(
@@ -51,6 +53,13 @@ def play_from_cli(
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     given_seed = seed is not None
+    sandbox, why_not = resolve(sandbox)
+    if why_not is not None:
+        click.echo(
+            f"referee: warning: --sandbox auto: bots run WITHOUT a sandbox ({why_not})", err=True
+        )
+    elif sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
+        fail(f"--sandbox bwrap: {problem}")
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
@@ -104,6 +113,18 @@ def play_from_cli(
         err_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"cannot create {err_dir}: {exc.strerror}")
+    if sandbox == "bwrap":
+        places = game_places(log_path, err_dir)
+        for spec in specs:
+            try:
+                check_visible(
+                    spec.argv,
+                    cwd=spec.cwd,
+                    path_env=spec.env.get("PATH", os.environ.get("PATH")),
+                    hidden=places,
+                )
+            except SandboxError as exc:
+                fail(f"{spec.name}: {exc}")
 
     console = Console(stderr=as_json)
     printer = RoundPrinter(Console(stderr=as_json, quiet=quiet), rules)

@@ -24,7 +24,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,7 @@ import trio
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
-from .sandbox import SCRATCH, SandboxError, bwrap_argv
+from .sandbox import SCRATCH, Hidden, SandboxError, bwrap_argv, new_scratch
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +75,8 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     sandbox: str = "none"  # or "bwrap": see referee.sandbox
+    # Places of the referee's the sandbox must hide from this bot (logs, the league's files).
+    hidden: tuple[Hidden, ...] = ()
 
     @property
     def command(self) -> str:
@@ -292,8 +293,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     if not findable(spec):
         where = "" if "/" in spec.argv[0] else " (looked in PATH)"
         raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program{where}")
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(spec.name).name)
-    scratch = Path(tempfile.mkdtemp(prefix=f"bot-{safe}-"))
+    scratch = new_scratch(spec.name)
     sandboxed = spec.sandbox == "bwrap"
     env = bot_environment(spec, SCRATCH if sandboxed else str(scratch))
     argv = list(spec.argv)
@@ -302,7 +302,9 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     try:
         if sandboxed:
             try:
-                argv = bwrap_argv(spec.argv, cwd=spec.cwd, scratch=scratch, env=env)
+                argv = bwrap_argv(
+                    spec.argv, cwd=spec.cwd, scratch=scratch, env=env, hidden=spec.hidden
+                )
             except SandboxError as exc:
                 raise OSError(str(exc)) from None
         cgroup = cgroups.create()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
@@ -22,6 +22,7 @@ from .gamelog import LogBot, LogWriter, make_header
 from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
 from .process import BotProcess, BotSpec, start_bot
 from .rules import Rules
+from .sandbox import Hidden
 from .session import StartupError, goodbye, handshake
 from .wire import rules_info
 
@@ -41,6 +42,27 @@ class GameReport:
 def seat_log_path(log_path: Path, seat: int) -> Path:
     """Where the log redacted for `seat` goes: `game-5.jsonl` -> `game-5.seat2.jsonl`."""
     return log_path.with_name(f"{log_path.stem}.seat{seat}{log_path.suffix}")
+
+
+def game_places(log_path: Path, stderr_dir: Path | None) -> tuple[Hidden, ...]:
+    """What no sandboxed bot of a game may see: the log folder (the full log, with every
+    hand and the seed, and the seat logs) and the bots' stderr folder."""
+    places = [
+        Hidden(
+            str(log_path.parent),
+            "the game log folder",
+            "write the log outside the bots' folders (--log-dir or --log)",
+        )
+    ]
+    if stderr_dir is not None and stderr_dir.resolve() != log_path.parent.resolve():
+        places.append(
+            Hidden(
+                str(stderr_dir),
+                "the bots' stderr folder",
+                "keep the bots' stderr outside their folders (--stderr-dir)",
+            )
+        )
+    return tuple(places)
 
 
 def unique_names(specs: Sequence[BotSpec]) -> list[str]:
@@ -71,7 +93,11 @@ async def run_game(
     seat_logs: bool = False,
     bot_seed_key: bytes | None = None,
 ) -> GameReport:
-    """Play one game between freshly started bot processes and write its log."""
+    """Play one game between freshly started bot processes and write its log.
+
+    Sandboxed bots get the log and stderr folders hidden (`game_places`)."""
+    places = game_places(log_path, stderr_dir)
+    specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
     names = unique_names(specs)
     stderr_paths: list[Path | None] = [
         (stderr_dir / f"{log_path.stem}-seat{i}-{names[i]}.stderr") if stderr_dir else None

@@ -67,6 +67,7 @@ async def spy_game(tmp_path: Path, sandbox: str) -> tuple[dict[str, bool], list[
                 str(log_path),
                 str(SAMPLES),
             ),
+            cwd=str(BOTS),  # its own folder, which the sandbox shows it, as in a league
             sandbox=sandbox,
         )
         for i, role in enumerate("ab")

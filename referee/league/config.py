@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 from ..faults import Policy
 from ..process import BotSpec, Limits, env_name, findable
 from ..rules import Rules, RulesError, preset
-from ..sandbox import SANDBOXES
+from ..sandbox import CHOICES, Hidden, SandboxError, bwrap_problem, check_visible, resolve
 
 FORMATS = ("round-robin", "gauntlet")
 _LEAGUE_KEYS = {
@@ -133,6 +134,9 @@ class LeagueConfig:
     server: ServerLimits = field(default_factory=ServerLimits)
     bot_root: str | None = None  # the league file's folder as cluster workers see it
     sandbox_override: str | None = None  # --sandbox, for workers that parse the file again
+    sandbox_auto: str | None = None  # what "auto" meant here (workers follow the coordinator)
+    sandbox_note: str | None = None  # why "auto" runs bots without a sandbox here
+    token_files: tuple[Path, ...] = ()  # of tcp bots: hidden from sandboxed bots
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def fingerprint(self) -> str:
@@ -197,15 +201,22 @@ def parse_config(
     base: Path | None = None,
     tokens: bool = True,
     check_folders: bool = True,
+    auto_sandbox: str | None = None,
 ) -> LeagueConfig:
-    """Check a parsed LEAGUE.toml (see `load_config`); `sandbox` overrides every bot's.
+    """Check a parsed LEAGUE.toml (see `load_config`).
 
-    Relative paths are taken from `base`, by default the file's folder; a cluster
-    worker gives its `bot_root` instead. With `tokens` false the tokens of tcp bots
-    are not read (a worker never plays them); with `check_folders` false a bot's
-    `cwd` need not exist here (a worker checks it once mapped)."""
+    A bot's sandbox is `sandbox` (--sandbox) if given, else its `sandbox` key, else
+    "auto": bwrap where bubblewrap works here, none (with `sandbox_note` saying why)
+    where it does not; `auto_sandbox` fixes what auto means (a worker follows the
+    coordinator). Relative paths are taken from `base`, by default the file's folder; a
+    cluster worker gives its `bot_root` instead. With `tokens` false the tokens of tcp
+    bots are not read (a worker never plays them); with `check_folders` false a bot's
+    `cwd` need not exist here (a worker checks it once mapped). With `check_programs`,
+    each sandboxed bot's view is checked too (`check_sandboxes`)."""
     _unknown(data, _TOP_KEYS, "")
     sandbox_override = sandbox
+    sandbox_note: str | None = None
+    token_files: list[Path] = []
     league = _expect(data.get("league", {}), dict, "league", "a table")
     _unknown(league, _LEAGUE_KEYS, "league")
     cluster = _expect(data.get("cluster", {}), dict, "cluster", "a table")
@@ -237,6 +248,8 @@ def parse_config(
             raise ConfigError(f'{key}.transport: expected "stdio" or "tcp", got {transport!r}')
         if transport == "tcp":
             bots.append(_tcp_bot(raw, key, name, base, tokens))
+            if isinstance(raw.get("token_file"), str):
+                token_files.append(base / raw["token_file"])
             continue
         for token_key in _TOKEN_KEYS:
             if token_key in raw:
@@ -271,9 +284,13 @@ def parse_config(
             cpu_s=_opt_int(raw, "cpu_s", key),
             files=_opt_int(raw, "max_files", key),
         )
-        sandbox = sandbox_override or raw.get("sandbox", "none")
-        if sandbox not in SANDBOXES:
-            raise ConfigError(f"{key}.sandbox: {sandbox!r}; expected one of {', '.join(SANDBOXES)}")
+        sandbox = sandbox_override or raw.get("sandbox", "auto")
+        if sandbox not in CHOICES:
+            raise ConfigError(f"{key}.sandbox: {sandbox!r}; expected one of {', '.join(CHOICES)}")
+        if sandbox == "auto":
+            if auto_sandbox is None:
+                auto_sandbox, sandbox_note = resolve("auto")
+            sandbox = auto_sandbox
         spec = BotSpec(name=name, argv=argv, cwd=cwd, env=dict(env), limits=limits, sandbox=sandbox)
         if check_programs and not findable(spec):
             raise ConfigError(
@@ -366,7 +383,7 @@ def parse_config(
             raise ConfigError(f"server.{k}: {v} is too small")
     server = ServerLimits(**server_raw)
     out_dir = out or base / _expect(league.get("out", f"{name}-out"), str, "league.out", "a folder")
-    return LeagueConfig(
+    config = LeagueConfig(
         name=name,
         path=path,
         bots=tuple(bots),
@@ -388,8 +405,58 @@ def parse_config(
         server=server,
         bot_root=bot_root,
         sandbox_override=sandbox_override,
+        sandbox_auto=auto_sandbox,
+        sandbox_note=sandbox_note,
+        token_files=tuple(token_files),
         raw=data,
     )
+    if check_programs:
+        check_sandboxes(config, hidden_places(config))
+    return config
+
+
+def hidden_places(config: LeagueConfig, *, out: bool = True) -> tuple[Hidden, ...]:
+    """What no sandboxed bot of the league may see: the output folder (the logs of the
+    games being played, with every hand and the seed; league.db; the bots' stderr; left
+    out with `out` false), the league file and the tcp bots' token files."""
+    places = [Hidden(str(config.path), "the league file", "keep it outside the bots' folders")]
+    if out:
+        places.insert(
+            0,
+            Hidden(
+                str(config.out),
+                "the league's output folder",
+                "give the league an output folder outside every bot's folder (--out or league.out)",
+            ),
+        )
+    places += [
+        Hidden(str(f), "the token file", "keep token files outside the bots' folders")
+        for f in config.token_files
+    ]
+    return tuple(places)
+
+
+def check_sandboxes(config: LeagueConfig, places: Sequence[Hidden]) -> None:
+    """Before the first game, for each bot to be sandboxed: bubblewrap works here, and
+    the bot's view holds no FIFO, socket or device node and none of `places` where the
+    sandbox cannot hide it. `ConfigError` names the bot."""
+    for i, bot in enumerate(config.bots):
+        if bot.tcp or bot.spec.sandbox != "bwrap":
+            continue
+        problem = bwrap_problem()
+        if problem is not None:
+            where = "--sandbox bwrap" if config.sandbox_override else f'bot[{i}].sandbox = "bwrap"'
+            raise ConfigError(f"{where}: {problem}")
+        spec = bot.spec
+        try:
+            check_visible(
+                spec.argv,
+                cwd=spec.cwd,
+                path_env=spec.env.get("PATH", os.environ.get("PATH")),
+                hidden=(*spec.hidden, *places),
+            )
+        except SandboxError as exc:
+            raise ConfigError(f"bot[{i}] ({bot.name}): {exc}") from None
 
 
 DEAL_KEY_MIN_HEX = 32  # 128 bits

@@ -6,6 +6,7 @@ The league's fingerprint is stored so that `--resume` refuses a changed file,
 and so are the league's two secrets: the deal key (every deal of the league is
 derived from it) and the key of the bots' own seeds. They are made once, when
 the league starts, so a resumed league plays the deals it would have played.
+How each bot was sandboxed is kept too, so that the standings can say so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,38 @@ class Record:
     decisions: int
     log_path: str
     finished: str
+
+
+@dataclass(frozen=True)
+class SandboxRecord:
+    """How the league's bots ran, by name: "bwrap", "none", or "tcp" (a bot that connects,
+    started by nobody here); and why bubblewrap was not used where "auto" found it not
+    working on the referee's machine."""
+
+    bots: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def unsandboxed(self) -> list[str]:
+        """Bots the referee started without the sandbox, in at least one run."""
+        return [name for name, mode in self.bots.items() if mode == "none"]
+
+    def line(self) -> str:
+        """One line for the standings."""
+        bare = self.unsandboxed
+        if not bare:
+            return "sandbox: every bot the referee started ran in the bubblewrap sandbox"
+        started = [name for name, mode in self.bots.items() if mode != "tcp"]
+        who = "every bot" if len(bare) == len(started) else ", ".join(bare)
+        why = f" ({self.note})" if self.note else ""
+        return (
+            f"NO SANDBOX: {who} ran without the sandbox{why}; "
+            "they could read the logs of the games they played"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain, JSON-ready form."""
+        return {"bots": dict(self.bots), "note": self.note, "unsandboxed": self.unsandboxed}
 
 
 _JSON_FIELDS = ("seats", "scores", "ranks", "forfeited", "faults", "latency_mean", "latency_max")
@@ -128,6 +161,29 @@ class Ledger:
         key = pinned if pinned is not None else secrets.token_bytes(size)
         self.db.execute("INSERT INTO meta VALUES (?, ?)", (name, key.hex()))
         return key
+
+    def note_sandbox(self, bots: dict[str, str], note: str | None) -> SandboxRecord:
+        """Record how this run sandboxes each bot, merged with the earlier runs of the
+        league: a bot that ran without the sandbox once stays recorded so."""
+        old = self.sandbox() or SandboxRecord()
+        merged = dict(old.bots)
+        for name, mode in bots.items():
+            if merged.get(name) != "none":
+                merged[name] = mode
+        record = SandboxRecord(merged, note or old.note)
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('sandbox', ?)", (json.dumps(record.to_json()),)
+        )
+        return record
+
+    def sandbox(self) -> SandboxRecord | None:
+        """How the league's bots were sandboxed; None for a league recorded before this
+        was kept."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='sandbox'").fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        return SandboxRecord(dict(data["bots"]), str(data.get("note", "")))
 
     def has(self, idx: int) -> bool:
         """Whether the game with schedule index `idx` is recorded."""

@@ -16,6 +16,7 @@ must accept that risk for a duplicate league (see league.config).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
@@ -29,11 +30,11 @@ from protocol import messages as m
 from .. import __version__
 from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
-from ..sandbox import empty_scratch
+from ..sandbox import Hidden, empty_scratch
 from ..server import BotServer, TcpSession
 from ..session import StartupError, goodbye, handshake, ping
 from ..wire import rules_info
-from .config import BotEntry, LeagueConfig
+from .config import BotEntry, LeagueConfig, hidden_places
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +61,12 @@ class BotPool:
         nursery: trio.Nursery,
         stderr_dir: Path,
         server: BotServer | None = None,
+        hide: Sequence[Hidden] = (),
     ) -> None:
         self.config = config
+        # Sandboxed bots see none of the league's files: those of the config as it is
+        # now (its output folder may have been changed since it was read), and `hide`.
+        self.hidden = (*hidden_places(config), *hide)
         self.server = server
         self.nursery = nursery
         self.stderr_dir = stderr_dir
@@ -148,8 +153,11 @@ class BotPool:
         while path.exists():  # a resumed league keeps the stderr of the earlier run
             self.started += 1
             path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
+        spec = bot.spec
+        if spec.sandbox == "bwrap":
+            spec = dataclasses.replace(spec, hidden=(*spec.hidden, *self.hidden))
         try:
-            proc = await start_bot(bot.spec, path)
+            proc = await start_bot(spec, path)
         except OSError as exc:
             return None, f"cannot start {bot.spec.command}: {exc}"
         self.live.add(proc)

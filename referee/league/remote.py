@@ -35,8 +35,15 @@ import trio
 
 from .. import __version__
 from ..process import BotProcess, findable
-from ..sandbox import check_bwrap
-from .config import BotEntry, ConfigError, LeagueConfig, parse_config
+from ..sandbox import Hidden, forget_scans
+from .config import (
+    BotEntry,
+    ConfigError,
+    LeagueConfig,
+    check_sandboxes,
+    hidden_places,
+    parse_config,
+)
 from .ledger import Record
 from .pool import Bot, BotPool
 from .schedule import Scheduled
@@ -51,6 +58,9 @@ class LeagueBlob(msgspec.Struct, frozen=True):
     path: str  # the file on the coordinator, resolved
     sandbox: str | None  # --sandbox on the coordinator
     digest: str  # names this league on the workers
+    # What "auto" meant on the coordinator: a worker follows it, so the standings' record
+    # of the sandbox holds for every game (a worker that cannot sandbox is refused).
+    sandbox_auto: str | None = None
 
 
 class Job(msgspec.Struct, frozen=True):
@@ -92,7 +102,13 @@ def league_blob(config: LeagueConfig) -> LeagueBlob:
     """What workers need to read the league exactly as the coordinator did."""
     path = str(config.path.resolve())
     raw = config.raw
-    blob = LeagueBlob(raw=raw, path=path, sandbox=config.sandbox_override, digest="")
+    blob = LeagueBlob(
+        raw=raw,
+        path=path,
+        sandbox=config.sandbox_override,
+        digest="",
+        sandbox_auto=config.sandbox_auto,
+    )
     return msgspec.structs.replace(blob, digest=_blob_digest(blob, code_digest()))
 
 
@@ -166,6 +182,7 @@ def worker_config(blob: LeagueBlob, out: Path | None = None) -> LeagueConfig:
         sandbox=blob.sandbox,
         base=base,
         tokens=False,
+        auto_sandbox=blob.sandbox_auto,
     )
     if base != league_file.parent:
         config = dataclasses.replace(
@@ -202,24 +219,38 @@ def _mapped(bot: BotEntry, old: Path, new: Path) -> BotEntry:
     return dataclasses.replace(bot, spec=spec)
 
 
-def check_worker(blob: bytes) -> str:
-    """Run on every worker before the league starts: '' or what is wrong on this worker."""
+def worker_places(local_directory: Path) -> tuple[Hidden, ...]:
+    """What sandboxed bots on a worker must not see besides the league's own files: the
+    worker's folder, where the logs of its games are written."""
+    return (
+        Hidden(
+            str(local_directory),
+            "the Dask worker's folder",
+            "start the worker with --local-directory outside the bots' folders",
+        ),
+    )
+
+
+def check_worker(blob: bytes, dask_worker: Any = None) -> str:
+    """Run on every worker before the league starts: '' or what is wrong on this worker
+    (Dask passes the worker as `dask_worker`). The same checks as on the coordinator:
+    every program is here, and each sandboxed bot can be sandboxed, with folders walked
+    afresh for this league."""
     league = msgspec.msgpack.decode(blob, type=LeagueBlob)
+    folder = Path(dask_worker.local_directory) if dask_worker is not None else None
     try:
-        config = worker_config(league)
+        config = worker_config(league, out=folder)
+        forget_scans()
+        places = hidden_places(config, out=False)
+        check_sandboxes(config, (*places, *worker_places(folder)) if folder else places)
     except ConfigError as exc:
         return str(exc)
-    if any(b.spec.sandbox == "bwrap" for b in config.bots if not b.tcp):
-        problem = check_bwrap()
-        if problem:
-            return problem
     return ""
 
 
 def _blob_digest(blob: LeagueBlob, code: str) -> str:
-    return hashlib.sha256(_encoder.encode([blob.raw, blob.path, blob.sandbox, code])).hexdigest()[
-        :16
-    ]
+    fields = [blob.raw, blob.path, blob.sandbox, blob.sandbox_auto, code]
+    return hashlib.sha256(_encoder.encode(fields)).hexdigest()[:16]
 
 
 class WorkerSetupError(Exception):
@@ -272,6 +303,7 @@ class _Runtime:
         # Inside the worker's own folder, which Dask removes with the worker (and
         # later workers purge if it was killed).
         self.root = Path(tempfile.mkdtemp(prefix="referee-", dir=scratch))
+        self.hide = worker_places(scratch)
         atexit.register(shutil.rmtree, self.root, True)
         self.leagues: OrderedDict[str, _League] = OrderedDict()
         self.nursery: trio.Nursery | None = None
@@ -304,7 +336,8 @@ class _Runtime:
         (folder / "logs").mkdir(parents=True, exist_ok=True)
         (folder / "stderr").mkdir(exist_ok=True)
         config = worker_config(blob, out=folder)
-        league = _League(config, BotPool(config, self.nursery, folder / "stderr"), folder)
+        pool = BotPool(config, self.nursery, folder / "stderr", hide=self.hide)
+        league = _League(config, pool, folder)
         self.leagues[blob.digest] = league
         while len(self.leagues) > KEEP_LEAGUES:
             _, old = self.leagues.popitem(last=False)

@@ -214,6 +214,8 @@ async def run_league(
             "INSERT OR REPLACE INTO meta VALUES ('name', ?), ('bots', ?)",
             (config.name, json.dumps([b.name for b in config.bots])),
         )
+        modes = {b.name: "tcp" if b.tcp else b.spec.sandbox for b in config.bots}
+        ledger.note_sandbox(modes, config.sandbox_note)
         key = ledger.bot_seed_key(config.bot_seed_key)
         games = schedule(config, ledger.deal_key(config.deal_key))
         done = ledger.done()
@@ -282,7 +284,7 @@ async def run_league(
                     if server is not None:
                         await server.close()
                     procs.cancel_scope.cancel()
-        standings = compute(names, ledger.records())
+        standings = compute(names, ledger.records(), ledger.sandbox())
         write_files(standings, out, f"{config.name}: standings")
         return standings
     finally:
@@ -375,6 +377,9 @@ def _update(
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables."""
+    """The final tables, and whether the bots ran in the sandbox."""
     console.print(rich_table(standings, title))
     console.print(head_table(standings))
+    if standings.sandbox is not None:
+        bare = bool(standings.sandbox.unsandboxed)
+        console.print(standings.sandbox.line(), style="bold yellow" if bare else None)

@@ -19,7 +19,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from rich.table import Table
 
-from .ledger import Record
+from .ledger import Record, SandboxRecord
 
 Z95 = 1.959963984540054
 
@@ -81,6 +81,7 @@ class Standings:
     bots: list[BotStanding]
     head: dict[str, dict[str, tuple[int, int]]]  # a -> b -> (a ahead of b, meetings)
     games: int
+    sandbox: SandboxRecord | None = None  # None: not recorded (a league from before)
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -98,11 +99,14 @@ class Standings:
             )
             out.append(row)
         head = {a: {b: list(v) for b, v in row.items()} for a, row in self.head.items()}
-        return {"games": self.games, "bots": out, "head_to_head": head}
+        sandbox = self.sandbox.to_json() if self.sandbox is not None else None
+        return {"games": self.games, "bots": out, "head_to_head": head, "sandbox": sandbox}
 
 
-def compute(names: list[str], records: list[Record]) -> Standings:
-    """Standings from recorded games, walked in schedule order."""
+def compute(
+    names: list[str], records: list[Record], sandbox: SandboxRecord | None = None
+) -> Standings:
+    """Standings from recorded games, walked in schedule order; `sandbox` is passed on."""
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
     table = {n: BotStanding(name=n) for n in names}
@@ -144,7 +148,7 @@ def compute(names: list[str], records: list[Record]) -> Standings:
             b.history.append((rec.idx, b.rating, b.mean_points))
     order = sorted(table.values(), key=lambda b: (-b.rating, b.mean_points, b.name))
     frozen = {a: {b: (v[0], v[1]) for b, v in row.items()} for a, row in head.items()}
-    return Standings(order, frozen, len(records))
+    return Standings(order, frozen, len(records), sandbox)
 
 
 def rich_table(standings: Standings, title: str) -> Table:
@@ -205,6 +209,9 @@ def head_table(standings: Standings) -> Table:
 def markdown(standings: Standings, title: str) -> str:
     """The standings and head to head as Markdown tables."""
     lines = [f"# {title}", "", f"{standings.games} games.", ""]
+    if standings.sandbox is not None:
+        said = standings.sandbox.line()
+        lines += [said[:1].upper() + said[1:] + ".", ""]
     lines.append(
         "| # | bot | games | wins | avg rank | points/game | ±95% | rating | μ | σ | faults "
         "| latency mean ms | latency worst ms |"

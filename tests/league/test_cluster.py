@@ -45,9 +45,9 @@ from referee.league.config import ConfigError, load_config, parse_config
 from referee.league.ledger import Ledger
 from referee.league.remote import LeagueBlob, check_worker, code_digest, league_blob, worker_config
 from referee.league.schedule import schedule
+from referee.sandbox import check_bwrap
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
-    BOTS,
     DEAL_KEY,
     DEAL_KEY_HEX,
     ENV,
@@ -56,11 +56,11 @@ from tests.league.test_run import (
     PY,
     REFEREE,
     ROOT,
-    bot,
     check_logs,
     core,
     first,
     gated_league,
+    inline,
     ledger_records,
     no_process_left,
     outcomes,
@@ -281,7 +281,7 @@ def test_a_local_cluster_gives_the_same_standings_as_one_machine(tmp_path: Path)
 
 def test_a_worker_killed_mid_game_costs_no_game(tmp_path: Path) -> None:
     token = new_token()
-    bots = [*standard_bots(token)[:3], bot("slow", [PY, "-c", SLOW, str(BOTS)], token)]
+    bots = [*standard_bots(token)[:3], inline("slow", SLOW, token)]
     path = write_league(tmp_path, bots, bot_seed_key=KEY_HEX, deal_key=DEAL_KEY_HEX)
     out = tmp_path / "cluster"
     db = out / "league.db"
@@ -743,6 +743,30 @@ def test_a_worker_with_other_referee_code_refuses_the_league(tmp_path: Path) -> 
     assert check_worker(msgspec.msgpack.encode(blob)) == ""
     other = msgspec.structs.replace(blob, digest="0" * 16)
     assert check_worker(msgspec.msgpack.encode(other)).startswith("runs another referee")
+
+
+def test_workers_sandbox_as_the_coordinator_decided_and_check_the_bots_folders(
+    tmp_path: Path,
+) -> None:
+    problem = check_bwrap()
+    if problem is not None:
+        pytest.skip(f"SANDBOX TEST SKIPPED: bubblewrap cannot sandbox here: {problem}")
+    token = new_token()
+    blob = league_blob(load_config(write_league(tmp_path, standard_bots(token))))
+    # "auto" is decided once, on the coordinator, and the workers follow it: the
+    # standings' record of the sandbox holds for every game, wherever it was played.
+    assert blob.sandbox_auto == "bwrap"
+    bare = msgspec.structs.replace(blob, sandbox_auto="none")
+    bare = msgspec.structs.replace(bare, digest=remote._blob_digest(bare, code_digest()))
+    assert {b.spec.sandbox for b in worker_config(bare).bots} == {"none"}
+    assert {b.spec.sandbox for b in worker_config(blob).bots} == {"bwrap"}
+    # A worker walks the bots' folders afresh for each league, as the coordinator does.
+    os.mkfifo(tmp_path / "pipe")
+    assert check_worker(msgspec.msgpack.encode(blob)) == (
+        f"bot[0] (r1): {tmp_path / 'pipe'} is a FIFO in {tmp_path}, a folder the bot sees: a "
+        "read-only view does not close it, and bots that see it could talk through it; remove it"
+    )
+    assert check_worker(msgspec.msgpack.encode(bare)) == ""  # not sandboxed: not its business
 
 
 def test_without_bot_root_workers_see_the_league_folder_where_it_is(tmp_path: Path) -> None:

@@ -225,7 +225,8 @@ def test_bots_on_workers_are_sandboxed_and_their_stderr_comes_back(tmp_path: Pat
             pytest.fail(f"bubblewrap cannot sandbox on this CI machine: {SANDBOX_PROBLEM}")
         pytest.skip(f"SANDBOX TEST SKIPPED: bubblewrap cannot sandbox here: {SANDBOX_PROBLEM}")
     got = {}
-    for mode, extra in (("open", []), ("boxed", ["--sandbox", "bwrap"])):
+    # A league sandboxes by default: "open" says none, "boxed" asks for bwrap explicitly.
+    for mode, extra in (("open", ["--sandbox", "none"]), ("boxed", ["--sandbox", "bwrap"])):
         token = new_token()  # each run its own: what one run's spies leave, the next ignores
         try:
             path = spy_league(tmp_path / mode, token)

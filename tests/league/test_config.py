@@ -155,6 +155,7 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
     "time negative": (setter("time", value={"move_ms": -1}), "time.move_ms", "negative"),
     "time a string": (setter("time", value={"bank_ms": "100"}), "time.bank_ms", ""),
     "time a float": (setter("time", value={"grace_ms": 0.5}), "time.grace_ms", ""),
+    "sandbox unknown": (setter("bot", 1, "sandbox", value="box"), "bot[1].sandbox", "auto"),
 }
 
 
@@ -225,6 +226,34 @@ def test_defaults_of_a_minimal_file(tmp_path: Path) -> None:
         check_programs=False,
     )
     assert two.table == 2
+
+
+def test_the_sandbox_a_bot_runs_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # --sandbox on the command line > the bot's `sandbox` key > "auto", the default:
+    # bwrap where bubblewrap works, none (with the reason kept) where it does not.
+    data = base()
+    data["bot"][1]["sandbox"] = "none"
+    data["bot"][2]["sandbox"] = "bwrap"
+    data["bot"][3]["sandbox"] = "auto"
+
+    def modes(config: LeagueConfig) -> list[str]:
+        return [b.spec.sandbox for b in config.bots]
+
+    resolve = "referee.league.config.resolve"
+    monkeypatch.setattr(resolve, lambda choice: ("bwrap", None))  # whatever this machine has
+    works = parse(data, tmp_path)
+    assert modes(works) == ["bwrap", "none", "bwrap", "bwrap"]
+    assert (works.sandbox_auto, works.sandbox_note) == ("bwrap", None)
+    for flag in ("none", "bwrap"):
+        given = parse_config(data, tmp_path / "l.toml", check_programs=False, sandbox=flag)
+        assert modes(given) == [flag] * 4
+    monkeypatch.setattr(resolve, lambda choice: ("none", "bubblewrap is not installed"))
+    broken = parse(data, tmp_path)
+    assert modes(broken) == ["none", "none", "bwrap", "none"]
+    assert (broken.sandbox_auto, broken.sandbox_note) == ("none", "bubblewrap is not installed")
+    # A cluster worker follows what auto meant on the coordinator.
+    follows = parse_config(data, tmp_path / "l.toml", check_programs=False, auto_sandbox="bwrap")
+    assert modes(follows) == ["bwrap", "none", "bwrap", "bwrap"]
 
 
 def test_commands_cwd_env_limits_and_restart(tmp_path: Path) -> None:

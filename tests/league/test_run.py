@@ -58,11 +58,12 @@ ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "
 
 # A bot that plays legal move 0 with the helpers of tests/bots (argv[1] is that folder).
 FIRST = "import sys; sys.path.insert(0, sys.argv[1]); from _common import serve; serve('first')"
-# The same, writing its pid to the file argv[2] when it starts.
-COUNTED = (
+# The same, saying `started ID` on stderr when it starts, with an ID of its own: a pid
+# would not do, as every sandboxed bot is pid 2 of its own PID namespace.
+LOUD = (
     "import os, sys; sys.path.insert(0, sys.argv[1])\n"
-    "with open(sys.argv[2], 'a') as f: f.write(f'{os.getpid()}\\n')\n"
-    "from _common import serve; serve('counted')\n"
+    "print(f'started {os.urandom(8).hex()}', file=sys.stderr, flush=True)\n"
+    "from _common import serve; serve('loud')\n"
 )
 # Plays legal move 0, but while the file argv[2] does not exist it first marks itself
 # blocked (a file named by its pid in the folder argv[3]) and waits for that file.
@@ -90,8 +91,14 @@ def sample(name: str, script: str, token: str) -> Bot:
     return bot(name, [PY, str(SAMPLES / script)], token)
 
 
+def inline(name: str, code: str, token: str, *args: str, **extra: Any) -> Bot:
+    """A bot given as code that imports _common from tests/bots (its argv[1]); it runs
+    there, as in its own folder, which the sandbox (the league default) shows it."""
+    return bot(name, [PY, "-c", code, str(BOTS), *args], token, cwd=str(BOTS), **extra)
+
+
 def first(name: str, token: str) -> Bot:
-    return bot(name, [PY, "-c", FIRST, str(BOTS)], token)
+    return inline(name, FIRST, token)
 
 
 def misbehaving(name: str, script: str, token: str, *args: str) -> Bot:
@@ -414,7 +421,9 @@ def gated_league(tmp_path: Path, token: str, folder: str = "league") -> tuple[Pa
         sample("greedy", "greedy_bot.py", token),
         first("first", token),
         sample("random", "random_bot.py", token),
-        bot("gate", [PY, "-c", GATE, str(BOTS), str(gate), str(marks)], token),
+        # Without the sandbox: it talks with the test through files outside its folder
+        # (the gate it waits for, the marks it leaves), which the sandbox rightly closes.
+        bot("gate", [PY, "-c", GATE, str(BOTS), str(gate), str(marks)], token, sandbox="none"),
     ]
     return write_league(tmp_path / folder, bots), gate, marks
 
@@ -610,12 +619,21 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     assert "startup_failure 10" in md
 
 
+def started(stderr_dir: Path, name: str = "*") -> set[str]:
+    """The `started ID` lines of LOUD bots named `name`: one per process."""
+    return {
+        line
+        for f in stderr_dir.glob(f"{name}-*.stderr")
+        for line in f.read_text().splitlines()
+        if line.startswith("started ")
+    }
+
+
 async def test_processes_are_reused_unless_restart_is_always(tmp_path: Path) -> None:
     token = new_token()
-    kept_pids, fresh_pids = tmp_path / "kept.pids", tmp_path / "fresh.pids"
     bots = [
-        bot("kept", [PY, "-c", COUNTED, str(BOTS), str(kept_pids)], token),
-        bot("fresh", [PY, "-c", COUNTED, str(BOTS), str(fresh_pids)], token, restart="always"),
+        inline("kept", LOUD, token),
+        inline("fresh", LOUD, token, restart="always"),
         sample("greedy", "greedy_bot.py", token),
     ]
     path = write_league(tmp_path, bots, table=2, deals=2)
@@ -628,17 +646,9 @@ async def test_processes_are_reused_unless_restart_is_always(tmp_path: Path) -> 
     # Two processes served every game of "kept" (pinged before each reuse): one per
     # seat rotation, since no process plays a deal twice; "fresh" had a new process
     # for each of its games.
-    assert len(set(kept_pids.read_text().split())) == 2
-    assert len(set(fresh_pids.read_text().split())) == 8
+    assert len(started(config.out / "stderr", "kept")) == 2
+    assert len(started(config.out / "stderr", "fresh")) == 8
     assert all(b.faults == {} for b in standings.bots)
-
-
-# Writes its pid to stderr when it starts, then plays legal move 0.
-LOUD = (
-    "import os, sys; sys.path.insert(0, sys.argv[1])\n"
-    "print(f'started {os.getpid()}', file=sys.stderr, flush=True)\n"
-    "from _common import serve; serve('loud')\n"
-)
 
 
 async def cut_after(config: LeagueConfig, games: int, jobs: int = 2) -> set[int]:
@@ -678,29 +688,20 @@ async def test_resume_refuses_another_bot_seed_key(tmp_path: Path) -> None:
 async def test_bot_stderr_of_an_interrupted_run_survives_the_resume(tmp_path: Path) -> None:
     token = new_token()
     bots = [
-        bot("loud", [PY, "-c", LOUD, str(BOTS)], token, restart="always"),
+        inline("loud", LOUD, token, restart="always"),
         sample("greedy", "greedy_bot.py", token),
         first("first", token),
     ]
     path = write_league(tmp_path, bots, table=2, deals=2)
     config = pinned(path, tmp_path / "out")
     stderr_dir = config.out / "stderr"
-
-    def started() -> set[str]:
-        return {
-            line
-            for f in stderr_dir.glob("*.stderr")
-            for line in f.read_text().splitlines()
-            if line.startswith("started ")
-        }
-
     with no_process_left(token):
         # One game: "loud" against greedy; the next one, the first of the resumed run,
         # starts "loud" first again.
         assert await cut_after(config, 1, jobs=1) == {0}
-        before = started()
+        before = started(stderr_dir)
         assert len(before) == 1
         await run(config, jobs=1, resume=True)
-    after = started()
+    after = started(stderr_dir)
     assert before <= after, f"stderr of the first run lost on resume: {sorted(before - after)}"
     assert len(after) == 8  # "loud" played 8 games, each in a fresh process

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from openskill.models import PlackettLuce
 
 from referee.cli import main
-from referee.league.ledger import Ledger, LedgerError, Record
+from referee.league.ledger import Ledger, LedgerError, Record, SandboxRecord
 from referee.league.standings import (
     Z95,
     compute,
@@ -321,6 +321,58 @@ def test_the_bot_seed_key_is_made_once_and_kept(tmp_path: Path) -> None:
     other = Ledger(tmp_path / "other.db")
     assert other.bot_seed_key(None) != key
     other.close()
+
+
+def test_the_ledger_keeps_how_the_bots_were_sandboxed_across_runs(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "league.db")
+    assert ledger.sandbox() is None  # a league recorded before this was kept
+    first = ledger.note_sandbox({"a": "bwrap", "b": "bwrap", "t": "tcp"}, None)
+    assert first.unsandboxed == []
+    assert first.line() == "sandbox: every bot the referee started ran in the bubblewrap sandbox"
+    # A resumed run where bubblewrap did not work: the league ran partly without it.
+    ledger.note_sandbox({"a": "none", "b": "none", "t": "tcp"}, "bubblewrap is not installed")
+    # A third run with the sandbox again does not wipe that out.
+    ledger.note_sandbox({"a": "bwrap", "b": "bwrap", "t": "tcp"}, None)
+    ledger.close()
+    kept = Ledger(tmp_path / "league.db").sandbox()
+    assert kept == SandboxRecord(
+        {"a": "none", "b": "none", "t": "tcp"}, "bubblewrap is not installed"
+    )
+    assert kept.line() == (
+        "NO SANDBOX: every bot ran without the sandbox (bubblewrap is not installed); "
+        "they could read the logs of the games they played"
+    )
+    one = SandboxRecord({"a": "bwrap", "b": "none"})
+    assert one.line().startswith("NO SANDBOX: b ran without the sandbox; ")
+
+
+def test_the_standings_say_whether_the_bots_were_sandboxed(tmp_path: Path) -> None:
+    bare = SandboxRecord({"a": "none", "b": "bwrap", "c": "bwrap"})
+    s = compute(NAMES, hand_records(), bare)
+    write_files(s, tmp_path, "cup: standings")
+    data = json.loads((tmp_path / "standings.json").read_text())
+    assert data["sandbox"] == {
+        "bots": {"a": "none", "b": "bwrap", "c": "bwrap"},
+        "note": "",
+        "unsandboxed": ["a"],
+    }
+    md = (tmp_path / "standings.md").read_text()
+    assert md.startswith(
+        "# cup: standings\n\n4 games.\n\nNO SANDBOX: a ran without the sandbox; they could "
+        "read the logs of the games they played.\n"
+    )
+    # `referee standings` prints it too, read back from the database.
+    ledger = Ledger(tmp_path / "league.db")
+    ledger.db.execute("INSERT INTO meta VALUES ('name', 'cup'), ('bots', ?)", (json.dumps(NAMES),))
+    for r in hand_records():
+        ledger.record(r)
+    ledger.note_sandbox(bare.bots, None)
+    ledger.close()
+    table = CliRunner().invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": "150"})
+    assert table.exit_code == 0, table.output
+    assert table.stdout.rstrip().endswith(bare.line())
+    as_json = CliRunner().invoke(main, ["standings", str(tmp_path), "--json"])
+    assert json.loads(as_json.stdout)["sandbox"] == data["sandbox"]
 
 
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:

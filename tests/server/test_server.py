@@ -265,7 +265,8 @@ async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path
 
 async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
     # A game takes its TCP seats first, at once: c's bridge has the startup clock to
-    # log in and start its bot, and the stdio bots to start, with both cores busy.
+    # log in and start its bot, and the stdio bots to start in the sandbox (the league
+    # default), with both cores busy; each game waits that long for d.
     config = write_league(tmp_path, tcp=True, startup_ms=2000)
     with trio.fail_after(60):
         await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))

@@ -76,6 +76,7 @@ class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     request: int
     move: m.MoveSpec
     latency_ms: float | None = None
+    referee_late_ms: float = 0.0  # the referee's own stall while the reply waited; not charged
     auto: bool = False
     drew: m.Tile | None = None  # the drawn tile; absent in logs redacted for other seats
     faults: list[LogFault] = []
@@ -162,6 +163,7 @@ class LogWriter(Recorder):
                 request=record.request,
                 move=move_spec(record.move),
                 latency_ms=round(record.latency_ms, 3) if record.latency_ms is not None else None,
+                referee_late_ms=round(record.late_ms, 3),
                 auto=record.auto,
                 drew=drew,
                 faults=[self._fault(f) for f in record.faults],

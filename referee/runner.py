@@ -16,7 +16,7 @@ import trio
 
 from protocol import messages as m
 
-from . import __version__
+from . import __version__, lag
 from .faults import Fault, FaultKind, Policy
 from .gamelog import LogBot, LogWriter, make_header
 from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
@@ -72,6 +72,7 @@ async def run_game(
     bot_seed_key: bytes | None = None,
 ) -> GameReport:
     """Play one game between freshly started bot processes and write its log."""
+    lag.ensure_running()  # the game's clocks leave out the referee's own stalls
     names = unique_names(specs)
     stderr_paths: list[Path | None] = [
         (stderr_dir / f"{log_path.stem}-seat{i}-{names[i]}.stderr") if stderr_dir else None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 import msgspec
+import trio
 
 from protocol import messages as m
 
@@ -193,6 +194,17 @@ class LogWriter(Recorder):
 
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file: only now is the log complete."""
+        self._footer(result)
+        self.close()
+
+    async def finish_async(self, result: GameResult) -> None:
+        """`finish`, with the flush to disk in a worker thread: a fsync takes
+        milliseconds that other games on the event loop must not wait for. Once
+        started it completes, even if the caller is cancelled."""
+        self._footer(result)
+        await trio.to_thread.run_sync(self.close, abandon_on_cancel=False)
+
+    def _footer(self, result: GameResult) -> None:
         ended = dt.datetime.now(dt.UTC)
         faults = [self._fault(f) for seat in result.faults for f in seat]
         self._write(
@@ -206,7 +218,6 @@ class LogWriter(Recorder):
                 duration_s=round((ended - self._started).total_seconds(), 3),
             )
         )
-        self.close()
 
     def close(self) -> None:
         """Close the file (a log closed without `finish` stays incomplete)."""

@@ -16,6 +16,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import trio
 
@@ -42,6 +43,10 @@ from .rules import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+WRITE_STOPPED_S = 2.0  # a write begun stops this long after the bot stops taking data
 
 
 @dataclass
@@ -383,30 +388,34 @@ class Game:
         if not seat.live:
             return None, None, 0.0
         budget_s = (move_ms + seat.bank_ms + self.time.grace_ms) / 1000
-        flushed = False
-        with trio.move_on_after(budget_s):
-            try:
-                await conn.flush()
-                flushed = True
-            except BotGoneError as exc:
-                self._fault(index, FaultKind.CRASH, str(exc), request, state.round_index)
-                return None, None, 0.0
-        if not flushed:
-            # The events and the request did not fit into the pipe within the whole
-            # budget: the bot is not reading its input.
-            detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
-            self._fault(index, FaultKind.TIMEOUT, detail, request, state.round_index)
-            return None, budget_s * 1000, 0.0
-        started = self.clock()
         round_index = state.round_index
         monitor = self.monitor if self.monitor is not None else current_monitor()
         with monitor.watching() if monitor is not None else contextlib.nullcontext():
-            move, waited_s, late_s, timed_out = await self._wait_reply(
-                index, state, request, started, budget_s, monitor
+            flushed, in_time = await self._in_time(
+                lambda: self._flush(conn, budget_s), self.clock(), budget_s, monitor
             )
+            if isinstance(flushed, BotGoneError):
+                self._fault(index, FaultKind.CRASH, str(flushed), request, round_index)
+                return None, None, 0.0
+            if not in_time or isinstance(flushed, BotStalledError):
+                # The events and the request did not fit into the pipe within the whole
+                # budget: the bot is not reading its input.
+                detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
+                self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
+                return None, budget_s * 1000, 0.0
+            started = self.clock()
+            cap_from = conn.bytes_in  # the output cap counts from the request, across reads
+            move, in_time = await self._in_time(
+                lambda: self._read_reply(index, state, request, cap_from),
+                started,
+                budget_s,
+                monitor,
+            )
+            waited_s = self.clock() - started
+            late_s = monitor.waited(started, started + waited_s) if monitor is not None else 0.0
         late_ms = late_s * 1000
         elapsed_ms = (waited_s - late_s) * 1000  # what the bot is charged
-        if timed_out and seat.live:
+        if not in_time and seat.live:
             detail = f"no reply within {move_ms} ms + bank {int(seat.bank_ms)} ms"
             self._error(index, "timeout", detail, request)
             self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
@@ -419,38 +428,45 @@ class Game:
         seat.bank_ms = max(0.0, seat.bank_ms - over) + self.time.increment_ms
         return move, elapsed_ms, late_ms
 
-    async def _wait_reply(
+    async def _flush(
+        self, conn: Connection, budget_s: float
+    ) -> BotGoneError | BotStalledError | None:
+        """Write the request and what came before it; the error that stopped it, if any.
+
+        The wait for the bot to take data follows the clock (`_in_time`); the write
+        itself cannot be taken back, so only a bot that takes part of it and then
+        stops reading for a while (`WRITE_STOPPED_S` at least) ends it."""
+        try:
+            await conn.flush(write_within=max(budget_s, WRITE_STOPPED_S))
+        except (BotGoneError, BotStalledError) as exc:
+            return exc
+        return None
+
+    async def _in_time(
         self,
-        index: int,
-        state: State,
-        request: int,
+        work: Callable[[], Awaitable[T]],
         started: float,
         budget_s: float,
         monitor: LagMonitor | None,
-    ) -> tuple[Move | None, float, float, bool]:
-        """The reply, the time waited since `started`, how long the reply may have
-        waited unread because the referee itself was late, and whether the budget
-        ran out.
+    ) -> tuple[T | None, bool]:
+        """`work()` with `budget_s` from `started` to finish, less the referee's own
+        stalls; its result, and False (with None) when the budget ran out.
 
-        When the deadline passes just after the referee was stopped or busy, a reply
-        sent meanwhile may be waiting unread: it is read if it is there (reading
-        again after a deadline loses nothing, partial lines stay in the framer). Once
-        the referee has been on time for a moment, the bot has had its budget."""
-        conn = self.seats[index].connection
-        assert conn is not None
-        cap_from = conn.bytes_in  # the output cap counts from the request, across reads
+        When the deadline passes just after the referee was stopped or busy, what
+        the bot sent meanwhile may be waiting: `work` goes on for a moment (it must
+        lose nothing when cancelled). Once the referee has been on time for that
+        moment, the bot has had its budget."""
         deadline = started + budget_s
         while True:
             with trio.move_on_at(deadline) as scope:
-                move = await self._read_reply(index, state, request, cap_from)
+                result = await work()
+            if not scope.cancelled_caught:
+                return result, True
             now = self.clock()
             late_s = monitor.waited(started, now) if monitor is not None else 0.0
-            if not scope.cancelled_caught:
-                return move, now - started, late_s, False
             left_s = budget_s - (now - started - late_s)
             if left_s <= 0 or monitor is None:
-                return None, now - started, late_s, True
-            # Long enough for the loop to read what is there; a stall meanwhile extends it.
+                return None, False
             deadline = now + min(left_s, monitor.join_s)
 
     async def _read_reply(

@@ -150,9 +150,16 @@ async def bot(stream: trio.testing.StapledStream, behaviour: Behaviour) -> None:
                 await stream.send_all(json.dumps(reply).encode() + b"\n")
 
 
-async def play(behaviour: Behaviour, bank_ms: int = 0) -> tuple[GameResult, list[Decision]]:
-    """A one-round game against a local player, with a running monitor."""
+async def play(
+    behaviour: Behaviour,
+    bank_ms: int = 0,
+    prepare: Callable[[trio.testing.MemorySendStream], None] | None = None,
+) -> tuple[GameResult, list[Decision]]:
+    """A one-round game against a local player, with a running monitor; `prepare`
+    may set hooks on the referee's sending end."""
     ours, theirs = trio.testing.memory_stream_pair()
+    if prepare is not None:
+        prepare(ours.send_stream)
     conn = Connection(ours, ours, name="scripted")
     seats = [Seat("scripted", connection=conn), Seat("local", local=lambda s: legal_moves(s)[0])]
     kept = Kept()
@@ -231,5 +238,31 @@ async def test_a_bot_is_charged_its_own_time_around_a_stall(autojump_clock) -> N
     result, decisions = await play(behaviour)
     assert result.faults[0] == ()
     slow = decisions[2]
-    assert slow.latency_ms is not None and 80 <= slow.latency_ms <= 80 + 5
+    assert slow.latency_ms is not None and 80 <= slow.latency_ms <= 85.001
     assert slow.latency_ms + slow.late_ms == pytest.approx(380, abs=0.5)
+
+
+async def test_a_referee_stalled_while_writing_a_request_faults_nobody(autojump_clock) -> None:
+    writes = 0
+
+    def prepare(stream: trio.testing.MemorySendStream) -> None:
+        pump = stream.send_all_hook  # moves the bytes to the bot's end
+        assert pump is not None
+
+        async def stall_on_the_third_write() -> None:
+            nonlocal writes
+            writes += 1
+            if writes == 3:
+                autojump_clock.jump(0.3)  # the referee stops while it writes a request
+                await trio.sleep(0)
+            await pump()
+
+        stream.send_all_hook = stall_on_the_third_write
+
+    async def at_once(number: int) -> bool:
+        return True
+
+    result, decisions = await play(at_once, prepare=prepare)
+    assert result.faults[0] == ()
+    assert writes > 3
+    assert all(d.latency_ms is not None and d.latency_ms < 1 for d in decisions)

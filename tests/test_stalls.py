@@ -8,6 +8,7 @@ running must cost its bot nothing, and the log must say how late the referee was
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -18,13 +19,20 @@ import threading
 import time
 from pathlib import Path
 
+import trio
+from rich.console import Console
+
 from referee.gamelog import read_log
+from referee.league.config import load_config
+from referee.league.ledger import Ledger
+from referee.league.run import run_league
 from referee.replay_text import select, show
 from tests._procs import assert_none_left, new_token
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
+FAST_BOT = ROOT / "bench" / "fast_bot.py"  # answers at once, imports next to nothing
 REFEREE = str(Path(PY).parent / "referee")
 
 MOVE_MS, BANK_MS, GRACE_MS = 50, 400, 100
@@ -107,3 +115,38 @@ def test_a_stopped_referee_charges_no_bot(tmp_path: Path) -> None:
         drops = [before - after for before, after in itertools.pairwise(banks)]
         assert max(drops) <= 5, f"seat {seat} lost {max(drops)} ms of bank in one decision"
     assert_none_left(token, [])
+
+
+def test_sixty_four_games_at_once_with_100_ms_moves_time_out_nobody(tmp_path: Path) -> None:
+    # 64 two-seat games of one double-6 round, all at once on one event loop: 128 bot
+    # processes start together and every decision has 150 ms (no bank). About ten
+    # seconds on two busy cores, most of it starting the processes.
+    token = new_token()
+    bots = "".join(
+        f'\n[[bot]]\nname = "{name}"\nsandbox = "none"\n'
+        f"command = {json.dumps([PY, str(FAST_BOT), token])}\n"
+        for name in ("a", "b")
+    )
+    league = tmp_path / "league.toml"
+    league.write_text(
+        '[league]\nname = "crowd"\ntable = 2\ndeals = 32\nduplicate = true\nseed = 5\n'
+        '[rules]\nmax_pip = 6\nrounds = "single"\n'
+        "[time]\nstartup_ms = 60000\nmove_ms = 100\nbank_ms = 0\ngrace_ms = 50\n" + bots,
+        encoding="utf-8",
+    )
+    config = load_config(league, out=tmp_path / "out")
+    console = Console(file=io.StringIO())
+    try:
+        trio.run(lambda: run_league(config, jobs=64, resume=False, console=console, quiet=True))
+    finally:
+        assert_none_left(token, [])
+    ledger = Ledger(tmp_path / "out" / "league.db")
+    try:
+        records = ledger.records()
+    finally:
+        ledger.close()
+    assert len(records) == 64
+    assert [f for r in records for f in r.faults] == []
+    logs = [read_log(Path(r.log_path)) for r in records]
+    charged = [d.latency_ms or 0.0 for log in logs for d in log.decisions]
+    assert max(charged) < 100 + 50

@@ -128,39 +128,13 @@ class Connection:
         """Start writing what is buffered without waiting for it."""
         self._kick.set()
 
-    async def flush(self, write_within: float | None = None) -> None:
-        """Write everything sent so far; `BotGoneError` if the stream broke.
-
-        With `write_within` (seconds), waiting until the bot can take data can be
-        cancelled without losing any, so the caller may flush again (a game clock
-        does after the referee's own stall). The write itself is then shielded from
-        the caller and raises `BotStalledError` if the bot stops taking data for
-        `write_within` partway."""
+    async def flush(self) -> None:
+        """Write everything sent so far; `BotGoneError` if the stream broke."""
         if self._buffer:
             async with self._write_lock:
-                if write_within is None:
-                    await self._write_buffer()
-                else:
-                    await self._write_when_ready(write_within)
+                await self._write_buffer()
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
-
-    async def _write_when_ready(self, write_within: float) -> None:
-        try:
-            await self._send_stream.wait_send_all_might_not_block()
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            self._send_failed = exc
-            self._kick.set()
-            return
-        # Cancelled inside send_all, part of the data could be gone: no cancel from outside.
-        with trio.CancelScope(shield=True) as scope:
-            scope.deadline = trio.current_time() + write_within
-            await self._write_buffer()
-        if scope.cancelled_caught:
-            stalled = BotStalledError(f"{self.name} stopped reading its input")
-            self._send_failed = stalled
-            self._kick.set()  # the writer task has nothing left to do: let it end
-            raise stalled
 
     async def receive_line(self) -> str:
         """The next whole line. Raises `BotGoneError` at end of stream and

@@ -59,6 +59,7 @@ class LagMonitor:
         self._due: float | None = None  # when the sleeping monitor should wake; None if idle
         self._sleep: trio.CancelScope | None = None  # the monitor's current sleep
         self._watchers = 0
+        self._guards: dict[trio.CancelScope, tuple[float, float]] = {}  # scope: start, budget
         self.wakes = 0
 
     @property
@@ -88,18 +89,22 @@ class LagMonitor:
             self._base = self._totals[drop - 1]
             del self._starts[:drop], self._ends[:drop], self._totals[:drop], self._run_from[:drop]
 
-    async def run(self) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Wake every `period_s` while watched and record each late wake, until cancelled."""
         try:
+            self._sleep = trio.CancelScope()
+            task_status.started()
             while True:
-                with trio.CancelScope() as self._sleep:
+                with self._sleep:
                     if self._watchers:
                         self._due = self.clock() + self.period_s
                         self._sleep.deadline = self._due
                     await trio.sleep_forever()
+                self._sleep = trio.CancelScope()
                 due, self._due = self._due, None
                 if due is not None:
                     self.note(due, self.clock())
+                    self._end_overdue()
         finally:
             self._sleep = self._due = None
 
@@ -114,7 +119,35 @@ class LagMonitor:
         try:
             yield
         finally:
+            # The wake already due stays (moving a deadline costs more than a wake at
+            # this pace); after it the monitor sleeps until the next decision.
             self._watchers -= 1
+
+    @contextmanager
+    def guard(self, scope: trio.CancelScope, started: float, budget_s: float) -> Iterator[None]:
+        """While the block runs, cancel `scope` once `budget_s` from `started` has
+        passed, less the stall that reaches the moment of the check (see `waited`).
+
+        For work that a deadline cannot be allowed to cut at the end of a stall: a
+        write, whose cancellation loses what was not written. The check runs at
+        each wake, so the scope ends up to one period late. A monitor that is not
+        running checks nothing: then `scope` gets the plain deadline."""
+        if self._sleep is None:
+            scope.deadline = min(scope.deadline, started + budget_s)
+            yield
+            return
+        self._guards[scope] = (started, budget_s)
+        try:
+            with self.watching():
+                yield
+        finally:
+            del self._guards[scope]
+
+    def _end_overdue(self) -> None:
+        now = self.clock()
+        for scope, (started, budget_s) in self._guards.items():
+            if now - started - self.waited(started, now) >= budget_s:
+                scope.cancel()
 
     # ------------------------------------------------------------ asking
 

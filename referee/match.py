@@ -46,8 +46,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-WRITE_STOPPED_S = 2.0  # a write begun stops this long after the bot stops taking data
-
 
 @dataclass
 class Seat:
@@ -391,13 +389,12 @@ class Game:
         round_index = state.round_index
         monitor = self.monitor if self.monitor is not None else current_monitor()
         with monitor.watching() if monitor is not None else contextlib.nullcontext():
-            flushed, in_time = await self._in_time(
-                lambda: self._flush(conn, budget_s), self.clock(), budget_s, monitor
-            )
-            if isinstance(flushed, BotGoneError):
-                self._fault(index, FaultKind.CRASH, str(flushed), request, round_index)
+            try:
+                flushed = await self._flush(conn, budget_s, monitor)
+            except BotGoneError as exc:
+                self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
                 return None, None, 0.0
-            if not in_time or isinstance(flushed, BotStalledError):
+            if not flushed:
                 # The events and the request did not fit into the pipe within the whole
                 # budget: the bot is not reading its input.
                 detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
@@ -428,19 +425,22 @@ class Game:
         seat.bank_ms = max(0.0, seat.bank_ms - over) + self.time.increment_ms
         return move, elapsed_ms, late_ms
 
-    async def _flush(
-        self, conn: Connection, budget_s: float
-    ) -> BotGoneError | BotStalledError | None:
-        """Write the request and what came before it; the error that stopped it, if any.
+    async def _flush(self, conn: Connection, budget_s: float, monitor: LagMonitor | None) -> bool:
+        """Write the request and what came before it; False when the bot did not take
+        it within the budget (`BotGoneError` when it is gone).
 
-        The wait for the bot to take data follows the clock (`_in_time`); the write
-        itself cannot be taken back, so only a bot that takes part of it and then
-        stops reading for a while (`WRITE_STOPPED_S` at least) ends it."""
-        try:
-            await conn.flush(write_within=max(budget_s, WRITE_STOPPED_S))
-        except (BotGoneError, BotStalledError) as exc:
-            return exc
-        return None
+        A write cut short loses what was not written, so no deadline may cut it just
+        after the referee's own stall: the monitor ends it once the budget has
+        passed, stalls left out (see `LagMonitor.guard`)."""
+        started = self.clock()
+        with trio.CancelScope() as writing:
+            if monitor is None:
+                writing.deadline = started + budget_s
+                await conn.flush()
+            else:
+                with monitor.guard(writing, started, budget_s):
+                    await conn.flush()
+        return not writing.cancelled_caught
 
     async def _in_time(
         self,

@@ -78,7 +78,7 @@ def test_the_record_is_bounded_and_keeps_the_recent_stalls() -> None:
 async def test_a_stall_in_progress_counts_before_the_monitor_has_woken(autojump_clock) -> None:
     monitor = LagMonitor()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(monitor.run)
+        await nursery.start(monitor.run)
         with monitor.watching():
             await trio.sleep(0.1)  # on time: nothing recorded
             assert monitor.stalls == []
@@ -98,7 +98,7 @@ async def test_a_stall_in_progress_counts_before_the_monitor_has_woken(autojump_
 async def test_the_monitor_sleeps_while_nothing_waits(autojump_clock) -> None:
     monitor = LagMonitor(period_s=0.005)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(monitor.run)
+        await nursery.start(monitor.run)
         await trio.sleep(10)
         assert monitor.wakes == 0
         with monitor.watching():
@@ -107,6 +107,29 @@ async def test_the_monitor_sleeps_while_nothing_waits(autojump_clock) -> None:
         await trio.sleep(10)
         assert monitor.wakes <= 22
         nursery.cancel_scope.cancel()
+
+
+async def test_a_guarded_scope_outlives_a_stall_and_ends_after_its_budget(autojump_clock) -> None:
+    monitor = LagMonitor()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(monitor.run)
+        start = trio.current_time()
+        with trio.CancelScope() as scope, monitor.guard(scope, start, 0.1):
+            await trio.sleep(0.05)
+            autojump_clock.jump(0.3)  # the loop stops for 300 ms, past the budget
+            await trio.sleep(0.002)  # a write that can go on now is not cut short
+            assert not scope.cancel_called
+            await trio.sleep_forever()  # one that cannot is ended soon after
+        assert scope.cancelled_caught
+        assert 0.35 < trio.current_time() - start <= 0.35 + 3 * monitor.period_s
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_guard_without_a_running_monitor_is_a_deadline(autojump_clock) -> None:
+    monitor = LagMonitor()
+    with trio.CancelScope() as scope, monitor.guard(scope, trio.current_time(), 0.1):
+        await trio.sleep_forever()
+    assert trio.current_time() == pytest.approx(0.1)
 
 
 async def test_one_monitor_per_loop() -> None:
@@ -168,7 +191,7 @@ async def play(
     rules = preset("standard", players=2, max_pip=6, rounds="single")
     game = Game(seats, rules, 3, game_id="g", time=time, recorder=kept, monitor=monitor)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(monitor.run)
+        await nursery.start(monitor.run)
         nursery.start_soon(conn.writer)
         nursery.start_soon(bot, theirs, behaviour)
         result = await game.play()

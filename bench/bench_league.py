@@ -110,10 +110,10 @@ def run_one(label: str, config: Any, jobs: int) -> Figures:
         finally:
             probe.running -= 1
 
-    def timed_update(*args: Any, **kwargs: Any) -> None:
+    async def timed_update(*args: Any, **kwargs: Any) -> None:
         started = time.perf_counter()
         try:
-            update(*args, **kwargs)
+            await update(*args, **kwargs)
         finally:
             spent = time.perf_counter() - started
             probe.update_s += spent

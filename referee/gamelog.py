@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 import msgspec
+import trio
 
 from protocol import messages as m
 
@@ -92,6 +93,7 @@ class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     request: int
     move: m.MoveSpec
     latency_ms: float | None = None
+    referee_late_ms: float = 0.0  # the referee's own stall while the reply waited; not charged
     auto: bool = False
     drew: m.Tile | None = None  # the drawn tile; absent in logs redacted for other seats
     faults: list[LogFault] = []
@@ -206,6 +208,7 @@ class LogWriter(Recorder):
                 request=record.request,
                 move=move_spec(record.move),
                 latency_ms=round(record.latency_ms, 3) if record.latency_ms is not None else None,
+                referee_late_ms=round(record.late_ms, 3),
                 auto=record.auto,
                 drew=drew,
                 faults=[self._fault(f) for f in record.faults],
@@ -235,6 +238,17 @@ class LogWriter(Recorder):
 
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file: only now is the log complete."""
+        self._footer(result)
+        self.close()
+
+    async def finish_async(self, result: GameResult) -> None:
+        """`finish`, with the flush to disk in a worker thread: a fsync takes
+        milliseconds that other games on the event loop must not wait for. Once
+        started it completes, even if the caller is cancelled."""
+        self._footer(result)
+        await trio.to_thread.run_sync(self.close, abandon_on_cancel=False)
+
+    def _footer(self, result: GameResult) -> None:
         ended = dt.datetime.now(dt.UTC)
         faults = [self._fault(f) for seat in result.faults for f in seat]
         self._write(
@@ -248,7 +262,6 @@ class LogWriter(Recorder):
                 duration_s=round((ended - self._started).total_seconds(), 3),
             )
         )
-        self.close()
 
     def close(self) -> None:
         """Close the file (a log closed without `finish` stays incomplete)."""

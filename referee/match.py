@@ -2,7 +2,8 @@
 
 The engine decides; this module waits. Every message to a seat is built by
 `referee.wire` from that seat's view. Clocks are absolute trio deadlines,
-measured from the flush of a request to the arrival of a whole reply line.
+measured from the flush of a request to the arrival of a whole reply line,
+less the time the referee itself was stalled (`referee.lag`).
 Bot misbehaviour becomes a `Fault` at its seat, never an exception.
 """
 
@@ -15,6 +16,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import trio
 
@@ -24,6 +26,8 @@ from protocol import messages as m
 from . import wire
 from .connection import BotGoneError, BotStalledError, Connection
 from .faults import FATAL, HARMLESS, Fault, FaultKind, Policy, evidence
+from .lag import LagMonitor
+from .lag import current as current_monitor
 from .rules import (
     DRAW,
     END,
@@ -39,6 +43,8 @@ from .rules import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -73,6 +79,9 @@ class Decision:
     auto: bool
     faults: tuple[Fault, ...]
     round: int
+    # How long the referee itself was late (stopped, busy) while the bot's reply waited;
+    # never part of `latency_ms`, which is what the bot is charged.
+    late_ms: float = 0.0
 
 
 @dataclass
@@ -180,6 +189,7 @@ class Game:
         on_forfeit: Callable[[int], None] | None = None,
         output_cap: int | None = None,
         bot_seed_key: bytes | None = None,
+        monitor: LagMonitor | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
@@ -195,6 +205,9 @@ class Game:
         self.on_forfeit = on_forfeit
         self.output_cap = output_cap  # bytes a bot may write during one decision
         self.bot_seed_key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
+        # Measures the referee's own stalls, which no bot is charged for; by default the
+        # monitor of the running loop (none: every wait counts, as in a bare test loop).
+        self.monitor = monitor
         for seat in self.seats:
             seat.bank_ms = float(time.bank_ms)
 
@@ -356,19 +369,22 @@ class Game:
             move = seat.local(state)
             return Decision(index, request, move, None, False, (), state.round_index)
         first = len(seat.faults)
-        asked, latency = await self._ask(index, state, request)
+        asked, latency, late = await self._ask(index, state, request)
         new_faults = tuple(seat.faults[first:])
         if asked is None:
             # A fault took the decision out of the bot's hands.
             auto = legal_moves(state)[0] if seat.live else auto_move(state)
-            return Decision(index, request, auto, latency, True, new_faults, state.round_index)
+            return Decision(
+                index, request, auto, latency, True, new_faults, state.round_index, late
+            )
         seat.decisions += 1
-        return Decision(index, request, asked, latency, False, new_faults, state.round_index)
+        return Decision(index, request, asked, latency, False, new_faults, state.round_index, late)
 
     async def _ask(
         self, index: int, state: State, request: int
-    ) -> tuple[Move | None, float | None]:
-        """Send the turn request and wait for a legal reply; `None` after a fault."""
+    ) -> tuple[Move | None, float | None, float]:
+        """Send the turn request and wait for a legal reply; `None` after a fault.
+        With the move: the time charged to the bot and the referee's own lateness, in ms."""
         seat = self.seats[index]
         conn = seat.connection
         assert conn is not None
@@ -376,47 +392,98 @@ class Game:
         turn = wire.turn_request(state, request, move_ms, int(seat.bank_ms))
         self._send(index, turn)
         if not seat.live:
-            return None, None
+            return None, None, 0.0
         budget_s = (move_ms + seat.bank_ms + self.time.grace_ms) / 1000
-        flushed = False
-        with trio.move_on_after(budget_s):
-            try:
-                await conn.flush()
-                flushed = True
-            except BotGoneError as exc:
-                self._fault(index, FaultKind.CRASH, str(exc), request, state.round_index)
-                return None, None
-        if not flushed:
-            # The events and the request did not fit into the pipe within the whole
-            # budget: the bot is not reading its input.
-            detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
-            self._fault(index, FaultKind.TIMEOUT, detail, request, state.round_index)
-            return None, budget_s * 1000
-        started = self.clock()
         round_index = state.round_index
-        move: Move | None = None
-        with trio.move_on_at(started + budget_s):
-            move = await self._read_reply(index, state, request)
-        elapsed_ms = (self.clock() - started) * 1000
-        if move is None and seat.live and self.clock() >= started + budget_s:
+        monitor = self.monitor if self.monitor is not None else current_monitor()
+        with monitor.watching() if monitor is not None else contextlib.nullcontext():
+            try:
+                flushed = await self._flush(conn, budget_s, monitor)
+            except BotGoneError as exc:
+                self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
+                return None, None, 0.0
+            if not flushed:
+                # The events and the request did not fit into the pipe within the whole
+                # budget: the bot is not reading its input.
+                detail = f"stopped reading its input ({budget_s:.1f} s to take a request)"
+                self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
+                return None, budget_s * 1000, 0.0
+            started = self.clock()
+            cap_from = conn.bytes_in  # the output cap counts from the request, across reads
+            move, in_time = await self._in_time(
+                lambda: self._read_reply(index, state, request, cap_from),
+                started,
+                budget_s,
+                monitor,
+            )
+            waited_s = self.clock() - started
+            late_s = monitor.waited(started, started + waited_s) if monitor is not None else 0.0
+        late_ms = late_s * 1000
+        elapsed_ms = (waited_s - late_s) * 1000  # what the bot is charged
+        if not in_time and seat.live:
             detail = f"no reply within {move_ms} ms + bank {int(seat.bank_ms)} ms"
             self._error(index, "timeout", detail, request)
             self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
             seat.bank_ms = 0.0
-            return None, elapsed_ms
+            return None, elapsed_ms, late_ms
         if move is None:
-            return None, elapsed_ms
+            return None, elapsed_ms, late_ms
         seat.think_ms += elapsed_ms
         over = max(0.0, elapsed_ms - move_ms - self.time.grace_ms)
         seat.bank_ms = max(0.0, seat.bank_ms - over) + self.time.increment_ms
-        return move, elapsed_ms
+        return move, elapsed_ms, late_ms
 
-    async def _read_reply(self, index: int, state: State, request: int) -> Move | None:
+    async def _flush(self, conn: Connection, budget_s: float, monitor: LagMonitor | None) -> bool:
+        """Write the request and what came before it; False when the bot did not take
+        it within the budget (`BotGoneError` when it is gone).
+
+        A write cut short loses what was not written, so no deadline may cut it just
+        after the referee's own stall: the monitor ends it once the budget has
+        passed, stalls left out (see `LagMonitor.guard`)."""
+        started = self.clock()
+        with trio.CancelScope() as writing:
+            if monitor is None:
+                writing.deadline = started + budget_s
+                await conn.flush()
+            else:
+                with monitor.guard(writing, started, budget_s):
+                    await conn.flush()
+        return not writing.cancelled_caught
+
+    async def _in_time(
+        self,
+        work: Callable[[], Awaitable[T]],
+        started: float,
+        budget_s: float,
+        monitor: LagMonitor | None,
+    ) -> tuple[T | None, bool]:
+        """`work()` with `budget_s` from `started` to finish, less the referee's own
+        stalls; its result, and False (with None) when the budget ran out.
+
+        When the deadline passes just after the referee was stopped or busy, what
+        the bot sent meanwhile may be waiting: `work` goes on for a moment (it must
+        lose nothing when cancelled). Once the referee has been on time for that
+        moment, the bot has had its budget."""
+        deadline = started + budget_s
+        while True:
+            with trio.move_on_at(deadline) as scope:
+                result = await work()
+            if not scope.cancelled_caught:
+                return result, True
+            now = self.clock()
+            late_s = monitor.waited(started, now) if monitor is not None else 0.0
+            left_s = budget_s - (now - started - late_s)
+            if left_s <= 0 or monitor is None:
+                return None, False
+            deadline = now + min(left_s, monitor.join_s)
+
+    async def _read_reply(
+        self, index: int, state: State, request: int, start_bytes: int
+    ) -> Move | None:
         seat = self.seats[index]
         conn = seat.connection
         assert conn is not None
         round_index = state.round_index
-        start_bytes = conn.bytes_in
         while True:
             try:
                 line = await conn.receive_line()

@@ -329,6 +329,8 @@ def move_text(log: GameLog, step: Step, seat: int | None) -> str:
             notes.append("made by the referee")
         if line.latency_ms is not None:
             notes.append(f"{line.latency_ms:.3f} ms")
+        if line.referee_late_ms:
+            notes.append(f"referee late {line.referee_late_ms:.3f} ms (not charged)")
         for f in line.faults:
             notes.append(f"fault {f.kind}: {f.detail}")
     tail = "".join(f" · {note}" for note in notes)

@@ -16,7 +16,7 @@ import trio
 
 from protocol import messages as m
 
-from . import __version__
+from . import __version__, lag
 from .faults import Fault, FaultKind, Policy
 from .gamelog import LogBot, LogWriter, make_header
 from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
@@ -96,6 +96,7 @@ async def run_game(
     """Play one game between freshly started bot processes and write its log.
 
     Sandboxed bots get the log and stderr folders hidden (`game_places`)."""
+    lag.ensure_running()  # the game's clocks leave out the referee's own stalls
     places = game_places(log_path, stderr_dir)
     specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
     names = unique_names(specs)

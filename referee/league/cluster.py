@@ -26,7 +26,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,7 +202,7 @@ class Cluster:
         games: Iterable[Scheduled],
         key: bytes,
         config: LeagueConfig,
-        deliver: Callable[[Scheduled, Done], None],
+        deliver: Callable[[Scheduled, Done], Awaitable[None]],
         notice: Callable[[str], None] | None = None,
     ) -> None:
         """Run `games` as tasks, a window of them at a time, and `deliver` each result
@@ -272,7 +272,7 @@ class Cluster:
         receive: trio.MemoryReceiveChannel[Any],
         outstanding: dict[Any, list[Scheduled]],
         submit: Callable[[], bool],
-        deliver: Callable[[Scheduled, Done], None],
+        deliver: Callable[[Scheduled, Done], Awaitable[None]],
         window: int,
     ) -> None:
         """Keep `window` tasks submitted and deliver their results until none is left."""
@@ -288,7 +288,7 @@ class Cluster:
             for game, data in zip(batch, results, strict=True):
                 done = decode_done(data)
                 start = time.perf_counter()
-                deliver(game, done)
+                await deliver(game, done)
                 self.stats.deliver_s += time.perf_counter() - start
                 self.stats.games += 1
                 self.stats.play_s += done.play_s

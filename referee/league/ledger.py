@@ -7,6 +7,11 @@ and so are the league's two secrets: the deal key (every deal of the league is
 derived from it) and the key of the bots' own seeds. They are made once, when
 the league starts, so a resumed league plays the deals it would have played.
 How each bot was sandboxed is kept too, so that the standings can say so.
+
+A commit with a full sync takes milliseconds, which an event loop playing games
+must not lose: while a league runs, `in_thread` does the ledger's work in a
+worker thread, one call at a time. A call that has started is never abandoned,
+so Ctrl-C during a commit leaves the game recorded whole or not at all.
 """
 
 from __future__ import annotations
@@ -14,9 +19,15 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple, Unpack
+
+import trio
+
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -108,8 +119,10 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._turn = trio.Lock()  # one user of the connection at a time (see in_thread)
         try:
-            self.db = sqlite3.connect(path, isolation_level=None)
+            # Used from worker threads, never two at once.
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
@@ -119,6 +132,12 @@ class Ledger:
     def close(self) -> None:
         """Close the database."""
         self.db.close()
+
+    async def in_thread(self, work: Callable[[Unpack[Ts]], T], *args: *Ts) -> T:
+        """`work(*args)` (this ledger's methods) in a worker thread, after the calls
+        before it; once started it runs to its end even if the caller is cancelled."""
+        async with self._turn:
+            return await trio.to_thread.run_sync(work, *args, abandon_on_cancel=False)
 
     def claim(self, fingerprint: str, resume: bool) -> None:
         """Tie the database to this league; refuse another league's or a changed one's."""

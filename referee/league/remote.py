@@ -33,7 +33,7 @@ from typing import Any
 import msgspec
 import trio
 
-from .. import __version__
+from .. import __version__, lag
 from ..process import BotProcess, findable
 from ..sandbox import Hidden, forget_scans
 from .config import (
@@ -316,6 +316,7 @@ class _Runtime:
         started.wait()
 
     async def _main(self, started: threading.Event) -> None:
+        lag.ensure_running()  # games' clocks leave out this loop's own stalls
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             self.token = trio.lowlevel.current_trio_token()

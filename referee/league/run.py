@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import statistics
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -23,6 +23,7 @@ import trio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from .. import lag
 from ..faults import Fault, FaultKind
 from ..gamelog import LogBot, LogWriter, make_header
 from ..match import Decision, Fanout, Game, Recorder, Seat
@@ -137,7 +138,7 @@ async def play_scheduled(
             on_forfeit=forfeit,
             bot_seed_key=bot_seed_key,
         ).play()
-        writer.finish(result)
+        await writer.finish_async(result)
     finally:
         writer.close()
         with trio.CancelScope(shield=True):
@@ -193,6 +194,7 @@ async def run_league(
     TCP bots come from `server` (see `referee.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
     `jobs` is the number of games with a TCP seat played here at once."""
+    lag.ensure_running()  # the games' clocks leave out this loop's own stalls
     blob = None
     if cluster is not None:
         from .remote import league_blob
@@ -299,17 +301,18 @@ async def _worker(
     key: bytes,
     ledger: Ledger,
     counters: Progressed,
-    update: Callable[[], None],
+    update: Callable[[], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
 ) -> None:
     async with receive:
         async for game in receive:
             record = await play_scheduled(config, game, pool, logs, key)
-            if ledger.record(record):
+            # The commit syncs to disk: in a thread, while the other games play on.
+            if await ledger.in_thread(ledger.record, record):
                 counters.add(record)
                 if on_record is not None:
                     on_record(record)
-            update()
+            await update()
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -318,23 +321,37 @@ def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
     return any(name in tcp for name in game.seats)
 
 
-def _deliver(
+async def _deliver(
     logs: Path,
     stderr_dir: Path,
     ledger: Ledger,
     counters: Progressed,
-    update: Callable[[], None],
+    update: Callable[[], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
     game: Scheduled,
     done: Done,
 ) -> None:
     """Write a game played on a cluster worker: its log (whole, or not at all), the
-    stderr its bots wrote, then its ledger row. A game already recorded is skipped."""
-    from .cluster import worker_tag
+    stderr its bots wrote, then its ledger row. A game already recorded is skipped.
 
-    if ledger.has(game.index):  # never overwrite the log of a recorded game
+    The writes sync to disk, so they run in threads: games with TCP seats play on
+    this loop meanwhile."""
+    if await ledger.in_thread(ledger.has, game.index):  # never overwrite a recorded log
         return
     log_path = logs / f"{game.game_id}.jsonl"
+    await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
+    record = dataclasses.replace(done.record, log_path=str(log_path))
+    if await ledger.in_thread(ledger.record, record, done.worker):
+        counters.add(record)
+        if on_record is not None:
+            on_record(record)
+    await update()
+
+
+def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
+    """The log of a game played on a worker, whole or not at all, and its bots' stderr."""
+    from .cluster import worker_tag
+
     part = log_path.with_name(f".{log_path.name}.part")
     with part.open("wb") as handle:
         handle.write(done.log)
@@ -346,15 +363,9 @@ def _deliver(
         stem = piece.process.removesuffix(".stderr")
         with (stderr_dir / f"{stem}@{tag}.stderr").open("ab") as handle:
             handle.write(piece.data)
-    record = dataclasses.replace(done.record, log_path=str(log_path))
-    if ledger.record(record, worker=done.worker):
-        counters.add(record)
-        if on_record is not None:
-            on_record(record)
-    update()
 
 
-def _update(
+async def _update(
     progress: Progress,
     task: object,
     counters: Progressed,
@@ -371,9 +382,11 @@ def _update(
         leader=counters.leader,
     )
     if report_every and counters.done % report_every == 0 and not progress.disable:
-        # Asked for: the full standings, whose cost grows with the league.
-        standings = compute(names, ledger.records())
-        console.print(rich_table(standings, f"{title}: after {counters.done} games"))
+        # Asked for: the full standings, whose cost grows with the league, in threads
+        # while the games play on (and count the games recorded by then).
+        records = await ledger.in_thread(ledger.records)
+        standings = await trio.to_thread.run_sync(compute, names, records)
+        console.print(rich_table(standings, f"{title}: after {len(records)} games"))
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:

@@ -10,10 +10,12 @@ import json
 import math
 import random
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from click.testing import CliRunner
 from openskill.models import PlackettLuce
 
@@ -290,6 +292,48 @@ def test_records_come_back_whole_and_in_schedule_order(tmp_path: Path) -> None:
         assert reopened.done() == {0, 1, 2, 3}
     finally:
         reopened.close()
+
+
+async def test_a_commit_in_a_thread_ends_whole_when_the_league_is_cut_short(
+    tmp_path: Path,
+) -> None:
+    ledger = Ledger(tmp_path / "league.db")
+    first, second = hand_records()[:2]
+    inside = threading.Event()  # the commit has begun
+    go_on = threading.Event()  # and may finish
+    busy: list[str] = []
+
+    def slow_record(record: Record) -> bool:
+        busy.append(f"begin {record.idx}")
+        inside.set()
+        go_on.wait(10)
+        busy.append(f"end {record.idx}")
+        return ledger.record(record)
+
+    told: list[int] = []
+
+    async def commit(record: Record, scope: trio.CancelScope) -> None:
+        with scope:
+            if await ledger.in_thread(slow_record, record):
+                told.append(record.idx)
+
+    try:
+        cut, other = trio.CancelScope(), trio.CancelScope()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(commit, first, cut)
+            while not inside.is_set():
+                await trio.sleep(0.001)
+            nursery.start_soon(commit, second, other)  # waits for its turn
+            await trio.sleep(0.05)
+            cut.cancel()  # Ctrl-C during the first commit
+            await trio.sleep(0.05)
+            go_on.set()
+        assert cut.cancel_called and told == [0, 1]  # the caller learns of the commit
+        assert busy == ["begin 0", "end 0", "begin 1", "end 1"]  # one user at a time
+        assert ledger.records() == [first, second]
+        assert not await ledger.in_thread(ledger.record, first)  # and only once
+    finally:
+        ledger.close()
 
 
 def test_the_ledger_belongs_to_one_league(tmp_path: Path) -> None:

@@ -137,6 +137,7 @@ rounds = "single"
 name = "plain"
 command = {json.dumps([PY, ENV_CHECK, "ONLY=mine", token])}
 env = {{ ONLY = "mine" }}
+sandbox = "none"
 [[bot]]
 name = "boxed"
 command = {json.dumps([PY, ENV_CHECK, *SANDBOX["bwrap"], token])}

@@ -111,7 +111,9 @@ def double_fork(name: str, misbehaviour: str, token: str, marks: Path | None = N
     """The double-fork bot in a league; with `marks`, its grandchildren leave marks there,
     labelled by `name`, and each new process checks that earlier ones left nothing."""
     extra = ["--marks", str(marks), name] if marks is not None else []
-    return bot(name, [PY, DOUBLE_FORK, misbehaviour, *extra], token)
+    # Without the sandbox, whose PID namespace would end the grandchild by itself: these
+    # tests are about the keeper and the cgroup. (It also leaves its marks on the host.)
+    return bot(name, [PY, DOUBLE_FORK, misbehaviour, *extra], token, sandbox="none")
 
 
 # ---------------------------------------------------------------- play
@@ -227,7 +229,12 @@ def test_ctrl_c_or_sigkill_mid_game_leaves_nothing(
         double_fork("df", "play", token, marks),
         double_fork("df2", "play", token, marks),
         # Waits at its first turn for a file that never comes: the game is on for good.
-        bot("gate", [PY, "-c", GATE, str(BOTS), str(tmp_path / "no"), str(blocked)], token),
+        bot(
+            "gate",
+            [PY, "-c", GATE, str(BOTS), str(tmp_path / "no"), str(blocked)],
+            token,
+            sandbox="none",  # it marks the host folder `blocked` when it waits
+        ),
     ]
     path = write_league(tmp_path / "league", bots, deals=1, duplicate=False)
     process = start(command, path, tmp_path, how)

@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,25 @@ def our_cgroups() -> set[str]:
     """The cgroups referees made below ours (none are left once their bots are gone)."""
     parent = cgroups._parent()
     return {p.name for p in parent.glob("referee-*")} if parent is not None else set()
+
+
+def assert_no_cgroup_left(before: set[str], timeout_s: float = 15.0) -> None:
+    """No cgroup made since `before` outlives the referee that made it.
+
+    Tests may run in parallel, so other referees, alive, have cgroups of their own:
+    those of this process (the referee of in-process tests) and of referees that are
+    gone (their pid is in the name) must go, which their keepers do within moments."""
+
+    def stale() -> set[str]:
+        def gone(pid: int) -> bool:
+            return pid == os.getpid() or not cgroups._alive(pid)
+
+        return {name for name in our_cgroups() - before if gone(int(name.split("-")[1]))}
+
+    deadline = time.monotonic() + timeout_s
+    while stale() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stale() == set()
 
 
 def begin(tmp_path: Path) -> tuple[str, set[str], Path]:
@@ -142,7 +162,7 @@ async def test_play_leaves_nothing_after_an_end_a_forfeit_and_a_killed_keeper(
     faults = [[f.kind.value for f in seat] for seat in report.result.faults]
     assert faults == [[], ["illegal"], ["crash"]][: len(specs)]
     assert_held(grandchildren(*tmp_path.glob("*.stderr")), mode, len(specs))
-    assert our_cgroups() <= before
+    assert_no_cgroup_left(before)
 
 
 # ---------------------------------------------------------------- league and serve
@@ -172,7 +192,7 @@ async def test_a_league_leaves_nothing_after_ends_and_a_forfeit(
     stderr = config.out / "stderr"
     assert len(list(stderr.glob("forfeiter-*.stderr"))) == 2
     assert_held(grandchildren(*stderr.glob("*.stderr")), mode, 3)
-    assert our_cgroups() <= before
+    assert_no_cgroup_left(before)
 
 
 # ---------------------------------------------------------------- Ctrl-C and SIGKILL
@@ -261,7 +281,7 @@ def test_ctrl_c_or_sigkill_mid_game_leaves_nothing(
             assert_none_left(token, timeout_s=15)
     finally:
         clean_up(process, token)
-    assert our_cgroups() <= before
+    assert_no_cgroup_left(before)
 
 
 def parent(pid: int) -> int:
@@ -296,7 +316,7 @@ def test_a_cluster_worker_killed_mid_game_or_ending_leaves_nothing(tmp_path: Pat
     assert fault_kinds(tmp_path / "out") == [[], [], ["illegal"]]
     # Two grandchildren of the killed worker's game, then three of the games played.
     assert len(list(marks.iterdir())) == 5
-    assert our_cgroups() <= before
+    assert_no_cgroup_left(before)
 
 
 # ---------------------------------------------------------------- cgroups left behind

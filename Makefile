@@ -43,8 +43,10 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
 
+# Three test processes on two cores: most tests wait on real bot processes and clocks,
+# and the suite must stay under five minutes (each test's clock is generous under load).
 test: lint typecheck system-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 3
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -146,6 +147,19 @@ def test_play_and_league_refuse_a_fifo_or_socket_in_a_bot_folder_before_the_game
     assert len(lines) == 1, ran.stderr
     assert lines[0].startswith(f"referee: error: bot[0] (a): {folder / 'sock'} is a socket in ")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_device_node_in_a_bot_folder_is_refused(tmp_path: Path) -> None:
+    # A device node (here one like /dev/null, which needs CAP_MKNOD to make) is a door
+    # out of a read-only view too.
+    folder = bot_folder(tmp_path / "bots", "fifo.py")
+    try:
+        os.mknod(folder / "dev", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("DEVICE NODE TEST SKIPPED: no permission to make one here")
+    with pytest.raises(sandbox.SandboxError) as caught:
+        sandbox.check_visible((PY, str(folder / "fifo.py")), cwd=str(folder), path_env=None)
+    assert str(caught.value).startswith(f"{folder / 'dev'} is a device node in {folder}, ")
 
 
 # ---------------------------------------------------------------- the working folder

@@ -79,6 +79,7 @@ def league_config(
             {
                 "name": f"fast{i}",
                 "command": [sys.executable, str(HERE.parent / "fast_bot.py")],
+                "cwd": str(HERE.parent),  # not the output folder: sandboxed by default
                 "restart": restart,
             }
             for i in range(1, 5)

@@ -45,8 +45,11 @@ system-deps:
 
 # Three test processes on two cores: most tests wait on real bot processes and clocks,
 # and the suite must stay under five minutes (each test's clock is generous under load).
+# Tests marked `alone` measure the referee's timing under its own load (64 games with
+# 100 ms moves, a referee stopped 300 ms a second): they run afterwards, by themselves.
 test: lint typecheck system-deps
-	$(BIN)/python -m pytest -n 3
+	$(BIN)/python -m pytest -n 3 -m "not alone"
+	$(BIN)/python -m pytest -m alone
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py

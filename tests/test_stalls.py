@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import trio
 from rich.console import Console
 
@@ -70,6 +71,7 @@ class Stopper(threading.Thread):
                 os.kill(self.proc.pid, signal.SIGCONT)
 
 
+@pytest.mark.alone  # its subject is timing: other tests' load is not the referee's
 def test_a_stopped_referee_charges_no_bot(tmp_path: Path) -> None:
     token = new_token()
     log_path = tmp_path / "game.jsonl"
@@ -117,6 +119,7 @@ def test_a_stopped_referee_charges_no_bot(tmp_path: Path) -> None:
     assert_none_left(token, [])
 
 
+@pytest.mark.alone  # its subject is timing: other tests' load is not the referee's
 def test_sixty_four_games_at_once_with_100_ms_moves_time_out_nobody(tmp_path: Path) -> None:
     # 64 two-seat games of one double-6 round, all at once on one event loop: 128 bot
     # processes start together and every decision has 150 ms (no bank). About ten

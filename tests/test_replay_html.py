@@ -5,8 +5,12 @@ NUL-separated JSON on file descriptors 3 and 4), so no driver package is
 needed. The page must load with no console error and no request but its own
 file, draw as many trains and tiles as the engine has at a given step, follow
 the keyboard and the buttons, match the engine's positions (and a seat's view)
-at every step, and stay under 1 MB for 13 rounds of 8 players. A screenshot of
-the 8-player game is saved (set REPLAY_SCREENSHOT_DIR to keep it).
+at every step, and stay under 1 MB for 13 rounds of 8 players. At 1400 px wide
+the board and the side column stand side by side, at 800 px the page is one
+column with the board first and as wide as the page; at both, hand tiles are
+legible and names whole. Screenshots of the 8-player game at both widths are
+saved (set REPLAY_SCREENSHOT_DIR to keep them). The view and the step live in
+the address, so a reload or a link opens the same view.
 """
 
 from __future__ import annotations
@@ -135,16 +139,34 @@ class Browser:
                     )
                 self._buffer += chunk
 
-    def open(self, path: Path, width: int = 1500, height: int = 920) -> None:
-        """Load a page and wait for its load event; forget earlier events."""
+    def open(self, path: Path, width: int = 1500, height: int = 920, fragment: str = "") -> None:
+        """Load a page (with `#fragment`, if given) and wait for its load event; forget
+        earlier events."""
         self.call(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
             session=True,
         )
+        if fragment:  # the same page with another fragment would not load again
+            self.navigate("about:blank")
         self.events.clear()
-        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=True)
+        self.navigate(path.resolve().as_uri() + fragment)
+
+    def navigate(self, url: str) -> None:
+        self.call("Page.navigate", {"url": url}, session=True)
         self.wait(lambda m: m.get("method") == "Page.loadEventFired")
+
+    def reload(self) -> None:
+        self.events.clear()
+        self.call("Page.reload", {}, session=True)
+        self.wait(lambda m: m.get("method") == "Page.loadEventFired")
+
+    def until(self, expression: str, timeout: float = 20) -> Any:
+        """Wait until `expression` is truthy in the page (a loaded machine slows its timers)."""
+        deadline = time.monotonic() + timeout
+        while not (value := self.js(expression)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return value
 
     def js(self, expression: str) -> Any:
         """Evaluate in the page; its value, or `DevToolsError` with the exception."""
@@ -241,12 +263,34 @@ def html_of(log_path: Path, out: Path, *extra: str) -> Path:
     return out
 
 
+# Names as a league gives them, some long: the page must show each whole.
+LONG_NAMES = [
+    "random",
+    "greedy-highest-pips-first",
+    "lookahead-two-plies-with-mexican-train-priority",
+    "n",
+    "rust-mcts-2000-playouts-per-move",
+    "cautious_keeps_doubles_v3",
+    "node-heuristic",
+    "python-sandboxed-reference-bot-with-a-long-name",
+]
+
+
 @pytest.fixture(scope="module")
 def eight(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameLog, Path]:
-    """A complete 13-round game of 8 players and its page."""
+    """A complete 13-round game of 8 players with long names, and its page."""
     folder = tmp_path_factory.mktemp("eight")
-    log_path = write_game(folder / "g8.jsonl", preset("standard", players=8), 21)
+    log_path = write_game(folder / "g8.jsonl", preset("standard", players=8), 21, names=LONG_NAMES)
     return read_log(log_path), html_of(log_path, folder / "g8.html")
+
+
+def faces_by_seat(browser: Browser) -> list[int]:
+    """How many tiles each seat's hand shows face up."""
+    counts: list[int] = browser.js(
+        "[...document.querySelectorAll('.hand')]"
+        ".map(h => h.querySelectorAll('.dom:not(.back)').length)"
+    )
+    return counts
 
 
 def table_counts(state: State) -> tuple[int, int]:
@@ -315,10 +359,10 @@ def test_trains_and_tiles_match_the_engine(browser: Browser, eight: tuple[GameLo
         assert ends == [t.end for t in step.after.trains]
         # Spectator mode: every hand face down; everything shown: every tile face up.
         browser.js("replay.setMode(0)")
-        backs = browser.js("document.querySelectorAll('svg.hand .back').length")
+        backs = browser.js("document.querySelectorAll('.hand .back').length")
         assert backs == sum(len(h) for h in step.after.hands)
         browser.js("replay.setMode(1)")
-        faces = browser.js("document.querySelectorAll('svg.hand .dom:not(.back)').length")
+        faces = browser.js("document.querySelectorAll('.hand .dom:not(.back)').length")
         assert faces == sum(len(h) for h in step.after.hands)
     assert browser.problems() == []
 
@@ -419,6 +463,14 @@ def test_a_page_for_one_seat_holds_no_other_hand(browser: Browser, tmp_path: Pat
     )
     assert all(h[0] is None and h[1] is None and h[3] is None and h[2] is not None for h in hands)
     assert browser.problems() == []
+    # An address naming another view cannot show more: the page has seat 2's view only.
+    for fragment in ("#view=shown&move=20", "#view=seat0&move=20", "#view=hidden&move=20"):
+        browser.open(page, fragment=fragment)
+        assert browser.js("replay.mode()") == {"kind": "seat", "seat": 2}
+        assert browser.js("location.hash") == "#move=20&view=seat2"
+        faces = faces_by_seat(browser)
+        assert faces[2] > 0 and faces[:2] + faces[3:] == [0, 0, 0]
+        assert browser.problems() == []
 
 
 # ---------------------------------------------------------------- controls
@@ -513,22 +565,120 @@ def test_untrusted_names_are_text(browser: Browser, tmp_path: Path) -> None:
     assert browser.problems() == []
 
 
-def test_screenshot(browser: Browser, eight: tuple[GameLog, Path], tmp_path: Path) -> None:
+# ---------------------------------------------------------------- any size
+
+# Rectangles of the page's parts, and for each seat its name's and its hand tiles'.
+LAYOUT = """(() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {x: r.x, y: r.y, w: r.width, h: r.height, right: r.right, bottom: r.bottom}; };
+  const q = (s) => box(document.querySelector(s));
+  return {
+    page: document.documentElement.clientWidth, wide: document.documentElement.scrollWidth,
+    board: q("#board"), move: q("#move"), aside: q("aside"),
+    seats: [...document.querySelectorAll(".seat")].map((seat) => {
+      const name = seat.querySelector(".name");
+      return {
+        box: box(seat), name: box(name), text: name.textContent, title: name.title,
+        cut: name.scrollWidth > name.clientWidth || getComputedStyle(name).textOverflow !== "clip",
+        faces: [...seat.querySelectorAll(".hand .dom:not(.back)")].map(box),
+      };
+    }),
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width, height", [(1400, 900), (800, 1000)])
+def test_any_width_keeps_board_tiles_and_names(
+    browser: Browser, eight: tuple[GameLog, Path], tmp_path: Path, width: int, height: int
+) -> None:
     log, page = eight
-    browser.open(page)
+    browser.open(page, width, height)
     step = next(
         s for s in steps(log) if s.before.round_index == 3 and len(s.after.trains[8].tiles) > 8
     )
     browser.js(f"replay.go(replay.frameOfMove({step.n}))")
     browser.js("replay.setMode(1)")
+    at = browser.js(LAYOUT)
+    board, move, aside = at["board"], at["move"], at["aside"]
+    assert at["wide"] <= at["page"]  # nothing sticks out sideways
+    if width >= 1100:  # two columns: the board beside the seats and scores, as tall as it can be
+        assert aside["x"] >= board["right"] and abs(aside["y"] - board["y"]) < 20
+        assert min(board["w"], board["h"]) >= height - 250
+    else:  # one column: the board first, square and (nearly) as wide as the page
+        assert board["w"] >= 0.9 * (at["page"] - 2 * 14) and board["h"] == board["w"]
+        assert board["bottom"] <= move["y"] and move["bottom"] <= aside["y"]
+        assert aside["w"] >= 0.9 * (at["page"] - 2 * 14)
+    # Hand tiles legible at 1x: 20 x 40 px at least, and inside their seat's box.
+    shown = step.after.hands
+    assert [len(seat["faces"]) for seat in at["seats"]] == [len(h) for h in shown]
+    for s, seat in enumerate(at["seats"]):
+        for tile in seat["faces"]:
+            assert tile["w"] >= 20 and tile["h"] >= 40, f"seat {s}: {tile}"
+            assert seat["box"]["x"] <= tile["x"] and tile["right"] <= seat["box"]["right"]
+        # Whole names: in the text, in the title (on hover), and nothing of them cut off.
+        assert seat["text"] == f"{s} · {LONG_NAMES[s]}" and seat["title"] == LONG_NAMES[s]
+        assert not seat["cut"] and seat["name"]["right"] <= seat["box"]["right"], seat
     keep = os.environ.get("REPLAY_SCREENSHOT_DIR")
     folder = Path(keep) if keep else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
-    shot = browser.screenshot(folder / "replay-8-players.png")
+    shot = browser.screenshot(folder / f"replay-8-players-{width}.png")
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1500, 920)
+    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (
+        width,
+        height,
+    )
+    print(f"{width} px: board {board['w']:.0f} x {board['h']:.0f}")
+    assert browser.problems() == []
+
+
+# ---------------------------------------------------------------- the address
+
+
+def test_the_address_keeps_the_view(browser: Browser, eight: tuple[GameLog, Path]) -> None:
+    _, page = eight
+    hash_ = lambda: browser.js("location.hash")  # noqa: E731
+    # A link with a view in it opens that view at that step, and the address keeps it.
+    browser.open(page, fragment="#move=100&view=seat3")
+    assert browser.js("replay.frame()") == browser.js("replay.frameOfMove(100)")
+    assert browser.js("replay.mode()") == {"kind": "seat", "seat": 3}
+    faces = faces_by_seat(browser)
+    assert faces[3] > 0 and faces[:3] + faces[4:] == [0] * 7
+    assert browser.js("document.getElementById('view').selectedOptions[0].textContent").startswith(
+        "As seat 3 saw it"
+    )
+    assert hash_() == "#move=100&view=seat3"
+    browser.open(page, fragment="#round=4&view=shown")
+    assert browser.js("replay.frame()") == browser.js("replay.roundStart(3)")
+    assert browser.js("replay.mode().kind") == "shown"
+    # The older one-part fragments still open their step; the address then says it all.
+    browser.open(page, fragment="#frame=5")
+    assert browser.js("replay.frame()") == 5 and browser.js("replay.mode().kind") == "hidden"
+    assert hash_() == "#move=5&view=hidden"
+    # What the page does not know is left out: the default view at the default step.
+    browser.open(page, fragment="#move=x&view=everything&seat=2")
+    assert browser.js("replay.frame()") == 0 and browser.js("replay.mode().kind") == "hidden"
+    # Changing the view or the step rewrites the address, a moment later...
+    browser.key("h", "KeyH", 72, "h")
+    assert browser.until("location.hash === '#round=1&view=shown'")
+    browser.key("ArrowRight", "ArrowRight", 39)
+    browser.key("v", "KeyV", 86, "v")
+    assert browser.until("location.hash === '#move=1&view=seat0'")
+    browser.js(
+        "(() => { const s = document.getElementById('view'); s.value = '5';"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
+    browser.key("ArrowDown", "ArrowDown", 40)
+    second = browser.js("replay.roundStart(1)")
+    assert browser.until("location.hash === '#round=2&view=seat3'")
+    # ...so that a reload opens the same view at the same step.
+    browser.reload()
+    assert browser.js("replay.frame()") == second
+    assert browser.js("replay.mode()") == {"kind": "seat", "seat": 3}
+    # Editing the fragment in the address bar follows it.
+    browser.js("location.hash = '#move=30&view=hidden'")
+    assert browser.until("replay.frame() === replay.frameOfMove(30)")
+    assert browser.js("replay.mode().kind") == "hidden"
     assert browser.problems() == []
 
 

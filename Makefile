@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test bench lint typecheck system-deps clean
+.PHONY: demo test bench lint typecheck system-deps clean examples
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,17 @@ demo: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check referee protocol tests bench sample_bots
-	$(BIN)/ruff format --check referee protocol tests bench sample_bots
+	$(BIN)/ruff check referee protocol tests bench sample_bots spec
+	$(BIN)/ruff format --check referee protocol tests bench sample_bots spec
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict
+	$(BIN)/mypy --strict spec/examples.py spec/wiretap.py spec/example_bot.py
+
+# The examples in spec/PROTOCOL.md and spec/LOGS.md, played again and rewritten in
+# place; tests/test_spec_examples.py fails when they are not what the referee sends.
+examples: $(STAMP)
+	$(BIN)/python spec/examples.py
 
 # The replay page is tested in a real headless browser (Debian's chromium) and the
 # sandbox with bubblewrap: both are installed here when missing (as root, or with sudo).

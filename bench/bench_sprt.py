@@ -1,0 +1,348 @@
+"""SPRT benchmark: false positives, power, and the games that pairing and luck correction save.
+
+Everything runs in-process with the engine and its local players
+(`referee.stats.players`), no bot processes. Games are 2 players, double-6,
+one round (`rounds = "single"`), so that thousands of them take seconds.
+
+1. Pools. For unit i, game A is NEW (seat 0) against BASE (seat 1) on deal i;
+   game B is its duplicate twin, the same deal with the seats swapped; game C
+   is the same seating as B on a different deal. A paired unit is (A, B), an
+   independent unit (A, C): two games each, identical except for the deal.
+   For part of the pool each game's luck is computed too (rollouts: costly).
+2. Tests. Each SPRT draws units at random (with replacement) from a pool, in
+   order, until it accepts a hypothesis: the bootstrap of whole tests on the
+   measured distribution of units. For a bot against itself the pool is made
+   symmetric (each unit also as its mirror, NEW and BASE exchanged), so its
+   true Elo difference is exactly 0 = elo0.
+
+    python bench/bench_sprt.py                 # the default run, a few minutes on 2 cores
+    python bench/bench_sprt.py --quick         # a smaller run, to try the script
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from _machine import cpu_model
+
+from referee.rules import preset
+from referee.stats import Sprt, Unit, Verdict, game_score, score_of_elo
+from referee.stats.luck import FeatureValue, RolloutValue, fit_scale, luck
+from referee.stats.players import Player, greedy_player, play_game, play_recorded, random_player
+
+RULES = preset("standard", players=2, max_pip=6, rounds="single")
+ELO0, ELO1, ALPHA, BETA = 0.0, 30.0, 0.05, 0.05
+MAX_UNITS = 20_000  # a test still undecided after this many units counts as undecided
+ROLLOUTS = 8
+
+# The matches: (NEW, BASE), each a function of a seed giving a player.
+MATCHES: dict[str, tuple[Callable[[object], Player], Callable[[object], Player]]] = {
+    "greedy-vs-itself": (greedy_player, greedy_player),
+    "greedy-vs-noisy": (greedy_player, lambda seed: greedy_player(seed, noise=0.1)),
+    "greedy-vs-random": (greedy_player, random_player),
+}
+VALUE_OF = {
+    "pips": FeatureValue(pips=1.0),
+    "playable": FeatureValue(playable=1.0),
+    "rollout": RolloutValue(ROLLOUTS),
+}
+FEATURES = ("pips", "playable")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One unit index of a pool: the three games' scores (and lucks) for NEW's seat."""
+
+    a: float  # NEW's score in game A (seat 0)
+    b: float  # BASE's score in game B (seat 0, same deal as A)
+    c: float  # BASE's score in game C (seat 0, another deal)
+    luck_a: dict[str, float]
+    luck_b: dict[str, float]
+    luck_c: dict[str, float]
+
+
+def _games(job: tuple[str, int, tuple[str, ...]]) -> Row:
+    """Plays unit `index` of match `name` (games A, B, C), with the lucks named in `values`."""
+    name, index, values = job
+    make_new, make_base = MATCHES[name]
+    deal, other = 1_000_003 * index + 17, 1_000_003 * index + 18
+    seats = {
+        "a": (deal, [make_new(("new", index)), make_base(("base", index))]),
+        "b": (deal, [make_base(("base", index)), make_new(("new", index))]),
+        "c": (other, [make_base(("base", index)), make_new(("new", index))]),
+    }
+    scores: dict[str, float] = {}
+    lucks: dict[str, dict[str, float]] = {}
+    for game, (seed, players) in seats.items():
+        if not values:
+            end = play_game(RULES, seed, players)
+            scores[game] = game_score(end.outcome.ranks, 0) if end.outcome else 0.5
+            lucks[game] = {}
+            continue
+        end, steps = play_recorded(RULES, seed, players)
+        scores[game] = game_score(end.outcome.ranks, 0) if end.outcome else 0.5
+        lucks[game] = {value: luck(steps, 0, VALUE_OF[value], seed).total for value in values}
+    return Row(scores["a"], scores["b"], scores["c"], lucks["a"], lucks["b"], lucks["c"])
+
+
+def pool(
+    workers: multiprocessing.pool.Pool,
+    name: str,
+    start: int,
+    count: int,
+    values: tuple[str, ...] = (),
+) -> list[Row]:
+    """Rows `start` .. `start + count - 1` of match `name`, with the lucks named in `values`."""
+    jobs = [(name, i, values) for i in range(start, start + count)]
+    return workers.map(_games, jobs, chunksize=max(1, count // 64))
+
+
+def units(rows: Sequence[Row], design: str, scales: dict[str, float] | None) -> list[Unit]:
+    """The units of a design: "paired" (A, B) or "independent" (A, C), luck-corrected with
+    the value named by `scales` (value name -> factor) when given."""
+    out = []
+    for row in rows:
+        base = row.b if design == "paired" else row.c
+        luck_base = row.luck_b if design == "paired" else row.luck_c
+        ln = lb = 0.0
+        for value, factor in (scales or {}).items():
+            ln += factor * row.luck_a[value]
+            lb += factor * luck_base[value]
+        # BASE's luck was computed for seat 0, the seat BASE sat in.
+        out.append(Unit(new=row.a, base=base, luck_new=ln, luck_base=lb))
+    return out
+
+
+def shifted(pool_units: Sequence[Unit], target: float) -> list[Unit]:
+    """The pool moved so that its mean counted result is `target`: same spread, chosen truth."""
+    delta = target - statistics.mean(u.value for u in pool_units)
+    return [Unit(u.new + 2 * delta, u.base, u.luck_new, u.luck_base, u.games) for u in pool_units]
+
+
+def mirrored(pool_units: Sequence[Unit]) -> list[Unit]:
+    """The pool and every unit's mirror (NEW and BASE exchanged): mean exactly ½."""
+    return [*pool_units, *(Unit(u.base, u.new, u.luck_base, u.luck_new) for u in pool_units)]
+
+
+@dataclass(frozen=True)
+class Tests:
+    """The outcome of many whole tests on one pool."""
+
+    h1: int
+    h0: int
+    undecided: int
+    games: list[int]
+
+    @property
+    def count(self) -> int:
+        return self.h1 + self.h0 + self.undecided
+
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.games)
+        return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
+
+
+def _tests(job: tuple[Sequence[Unit], int, int]) -> tuple[int, int, int, list[int]]:
+    pool_units, first, count = job
+    h1 = h0 = undecided = 0
+    games = []
+    for t in range(first, first + count):
+        rng = random.Random(f"bench-sprt/{t}")
+        sprt = Sprt(ELO0, ELO1, ALPHA, BETA)
+        verdict = None
+        while verdict is None and sprt.state.units < MAX_UNITS:
+            verdict = sprt.add(pool_units[rng.randrange(len(pool_units))])
+        games.append(sprt.state.games)
+        if verdict is Verdict.H1:
+            h1 += 1
+        elif verdict is Verdict.H0:
+            h0 += 1
+        else:
+            undecided += 1
+    return h1, h0, undecided, games
+
+
+def run_tests(workers: multiprocessing.pool.Pool, pool_units: Sequence[Unit], count: int) -> Tests:
+    """`count` whole SPRTs drawing units from `pool_units`, split among the workers."""
+    size = max(1, count // 16)
+    jobs = [(pool_units, first, min(size, count - first)) for first in range(0, count, size)]
+    h1 = h0 = undecided = 0
+    games: list[int] = []
+    for a, b, c, g in workers.map(_tests, jobs):
+        h1, h0, undecided = h1 + a, h0 + b, undecided + c
+        games.extend(g)
+    return Tests(h1, h0, undecided, games)
+
+
+def variance(pool_units: Sequence[Unit]) -> float:
+    """Variance of the counted result per game (a unit is two games)."""
+    values = [u.value for u in pool_units]
+    return statistics.pvariance(values) * pool_units[0].games
+
+
+def binomial_ci(k: int, n: int) -> tuple[float, float]:
+    """Wilson 95% interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    z = 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _elo(score: float) -> float:
+    return 400 * math.log10(score / (1 - score))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--units", type=int, default=3000, help="units per raw pool")
+    parser.add_argument("--luck-units", type=int, default=240, help="units with rollout luck")
+    parser.add_argument("--pilot", type=int, default=400, help="units to fit feature scales")
+    parser.add_argument("--tests", type=int, default=1000, help="whole SPRTs per line of 1, 2")
+    parser.add_argument("--saving-tests", type=int, default=500, help="whole SPRTs per line of 3")
+    parser.add_argument("--quick", action="store_true", help="small pools and 200 tests")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.units, args.luck_units, args.pilot, args.tests, args.saving_tests = (
+            600,
+            40,
+            60,
+            200,
+            200,
+        )
+    for name in ("jobs", "units", "luck_units", "pilot", "tests", "saving_tests"):
+        if getattr(args, name) < 2:
+            parser.error(f"--{name.replace('_', '-')} must be at least 2")
+
+    print(f"machine: {platform.platform()}; {cpu_model()}")
+    print(f"python:  {platform.python_implementation()} {platform.python_version()}")
+    print(
+        f"games:   2 players, double-6, one round; SPRT elo0={ELO0:g} elo1={ELO1:g} "
+        f"alpha={ALPHA} beta={BETA}; rollouts={ROLLOUTS} greedy playouts per value"
+    )
+    wall0 = time.perf_counter()
+    with multiprocessing.Pool(args.jobs) as workers:
+        raw = {name: pool(workers, name, 0, args.units) for name in MATCHES}
+        luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",))
+        luck_noisy = pool(workers, "greedy-vs-noisy", 0, args.luck_units, tuple(VALUE_OF))
+        pilot = pool(workers, "greedy-vs-noisy", 10**6, args.pilot, FEATURES)
+        print(
+            f"pools:   {args.units} units per match, {args.luck_units} (greedy-vs-noisy) and "
+            f"{args.luck_units // 2} (greedy-vs-itself) with luck, {args.pilot} pilot units; "
+            f"{time.perf_counter() - wall0:.0f} s"
+        )
+
+        # Rollout values are game scores already (factor 1); each feature value gets the
+        # least-squares factor fitted on the pilot's games, which no test counts.
+        scales: dict[str, dict[str, float]] = {"rollout": {"rollout": 1.0}}
+        for value in FEATURES:
+            scores = [r.a for r in pilot] + [r.c for r in pilot]
+            lucks = [r.luck_a[value] for r in pilot] + [r.luck_c[value] for r in pilot]
+            scales[value] = {value: fit_scale(scores, lucks)}
+        print(
+            "scales:  " + ", ".join(f"{v} {s[v]:.4f}" for v, s in scales.items() if v != "rollout")
+        )
+
+        print()
+        print(
+            f"1. False positives: greedy against itself, mirrored pools (true Elo 0); "
+            f"{args.tests} tests each"
+        )
+        for label, pool_units in (
+            ("paired, raw", mirrored(units(raw["greedy-vs-itself"], "paired", None))),
+            ("independent, raw", mirrored(units(raw["greedy-vs-itself"], "independent", None))),
+            ("paired, rollout luck", mirrored(units(luck_self, "paired", scales["rollout"]))),
+        ):
+            result = run_tests(workers, pool_units, args.tests)
+            low, high = binomial_ci(result.h1, result.count)
+            print(
+                f"   {label:22s} H1 {result.h1:4d}/{result.count} = {result.h1 / result.count:.3f} "
+                f"(95% {low:.3f}-{high:.3f}); games median {result.quantile(0.5):.0f}, "
+                f"p90 {result.quantile(0.9):.0f}"
+            )
+
+        print()
+        print(f"2. Power: greedy against random; {args.tests} tests each")
+        for design in ("paired", "independent"):
+            rows = units(raw["greedy-vs-random"], design, None)
+            score = statistics.mean(u.value for u in rows)
+            result = run_tests(workers, rows, args.tests)
+            print(
+                f"   {design:22s} score {score:.3f} (Elo {_elo(score):.0f}); H1 {result.h1}/"
+                f"{result.count}; games median {result.quantile(0.5):.0f}, "
+                f"p90 {result.quantile(0.9):.0f}"
+            )
+
+        print()
+        measured = statistics.mean(u.raw for u in units(raw["greedy-vs-noisy"], "paired", None))
+        target = score_of_elo(ELO1)
+        print(
+            f"3. The saving: greedy against greedy with 10% random moves (measured score "
+            f"{measured:.3f}, Elo {_elo(measured):.1f}); every pool shifted to the score of "
+            f"elo1, {target:.4f}, so that all designs face the same true difference; "
+            f"{args.saving_tests} tests each"
+        )
+        print(
+            f"   {'design':30s} {'var/game':>8s} {'var x':>6s} {'H1':>6s} {'median':>7s} "
+            f"{'p90':>6s} {'mean':>6s} {'saving':>7s}"
+        )
+        lines: list[tuple[str, list[Unit], bool]] = [
+            (
+                f"independent, raw ({args.units})",
+                units(raw["greedy-vs-noisy"], "independent", None),
+                True,
+            ),
+            (f"paired, raw ({args.units})", units(raw["greedy-vs-noisy"], "paired", None), True),
+        ]
+        for design in ("independent", "paired"):
+            lines.append(
+                (f"{design}, raw ({args.luck_units})", units(luck_noisy, design, None), True)
+            )
+            for value in VALUE_OF:
+                corrected = units(luck_noisy, design, scales[value])
+                lines.append((f"{design}, {value} luck", corrected, value == "rollout"))
+        base_var: dict[bool, float] = {}
+        base_games: dict[bool, float] = {}
+        for label, pool_units, simulate in lines:
+            big = str(args.units) in label
+            var = variance(pool_units)
+            if label.startswith("independent, raw"):
+                base_var[big] = var
+            text = f"   {label:30s} {var:8.4f} {base_var[big] / var:5.2f}x"
+            if simulate:
+                result = run_tests(workers, shifted(pool_units, target), args.saving_tests)
+                mean_games = statistics.mean(result.games)
+                if label.startswith("independent, raw"):
+                    base_games[big] = mean_games
+                text += (
+                    f" {result.h1 / result.count:6.3f} {result.quantile(0.5):7.0f} "
+                    f"{result.quantile(0.9):6.0f} {mean_games:6.0f} "
+                    f"{base_games[big] / mean_games:6.2f}x"
+                )
+            print(text)
+        for design in ("paired", "independent"):
+            diffs = [u.value - u.raw for u in units(luck_noisy, design, scales["rollout"])]
+            se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+            print(
+                f"   unbiasedness, {design}: mean(corrected - raw) = {statistics.mean(diffs):+.4f} "
+                f"± {1.96 * se:.4f} (95%), expectation 0"
+            )
+    print()
+    print(f"done in {time.perf_counter() - wall0:.0f} s wall with {args.jobs} worker processes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -68,11 +68,13 @@ class Row:
     luck_a: dict[str, float]
     luck_b: dict[str, float]
     luck_c: dict[str, float]
+    seconds: dict[str, float]  # CPU time spent on each value's luck, over the unit's games
 
 
-def _games(job: tuple[str, int, tuple[str, ...]]) -> Row:
-    """Plays unit `index` of match `name` (games A, B, C), with the lucks named in `values`."""
-    name, index, values = job
+def _games(job: tuple[str, int, tuple[str, ...], str]) -> Row:
+    """Plays unit `index` of match `name` (those of games A, B, C named in `which`), with
+    the lucks named in `values`; a game not played scores nan."""
+    name, index, values, which = job
     make_new, make_base = MATCHES[name]
     deal, other = 1_000_003 * index + 17, 1_000_003 * index + 18
     seats = {
@@ -80,9 +82,12 @@ def _games(job: tuple[str, int, tuple[str, ...]]) -> Row:
         "b": (deal, [make_base(("base", index)), make_new(("new", index))]),
         "c": (other, [make_base(("base", index)), make_new(("new", index))]),
     }
-    scores: dict[str, float] = {}
-    lucks: dict[str, dict[str, float]] = {}
+    scores: dict[str, float] = {"c": math.nan}
+    lucks: dict[str, dict[str, float]] = {"c": {}}
+    seconds = dict.fromkeys(values, 0.0)
     for game, (seed, players) in seats.items():
+        if game not in which:
+            continue
         if not values:
             end = play_game(RULES, seed, players)
             scores[game] = game_score(end.outcome.ranks, 0) if end.outcome else 0.5
@@ -90,8 +95,12 @@ def _games(job: tuple[str, int, tuple[str, ...]]) -> Row:
             continue
         end, steps = play_recorded(RULES, seed, players)
         scores[game] = game_score(end.outcome.ranks, 0) if end.outcome else 0.5
-        lucks[game] = {value: luck(steps, 0, VALUE_OF[value], seed).total for value in values}
-    return Row(scores["a"], scores["b"], scores["c"], lucks["a"], lucks["b"], lucks["c"])
+        lucks[game] = {}
+        for value in values:
+            started = time.process_time()
+            lucks[game][value] = luck(steps, 0, VALUE_OF[value], seed).total
+            seconds[value] += time.process_time() - started
+    return Row(scores["a"], scores["b"], scores["c"], lucks["a"], lucks["b"], lucks["c"], seconds)
 
 
 def pool(
@@ -100,9 +109,10 @@ def pool(
     start: int,
     count: int,
     values: tuple[str, ...] = (),
+    which: str = "abc",
 ) -> list[Row]:
     """Rows `start` .. `start + count - 1` of match `name`, with the lucks named in `values`."""
-    jobs = [(name, i, values) for i in range(start, start + count)]
+    jobs = [(name, i, values, which) for i in range(start, start + count)]
     return workers.map(_games, jobs, chunksize=max(1, count // 64))
 
 
@@ -235,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     wall0 = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as workers:
         raw = {name: pool(workers, name, 0, args.units) for name in MATCHES}
-        luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",))
+        luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",), "ab")
         luck_noisy = pool(workers, "greedy-vs-noisy", 0, args.luck_units, tuple(VALUE_OF))
         pilot = pool(workers, "greedy-vs-noisy", 10**6, args.pilot, FEATURES)
         print(
@@ -254,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "scales:  " + ", ".join(f"{v} {s[v]:.4f}" for v, s in scales.items() if v != "rollout")
         )
+        for value in VALUE_OF:
+            spent = sum(r.seconds[value] for r in luck_noisy) / (3 * len(luck_noisy))
+            print(f"cost:    {value} luck {1000 * spent:.1f} ms CPU per game")
 
         print()
         print(

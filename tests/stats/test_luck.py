@@ -78,7 +78,7 @@ def test_the_corrected_mean_equals_the_raw_mean_over_many_deals() -> None:
     # correction itself is large enough to matter (it explains part of the score).
     value = FeatureValue(playable=0.3, pips=0.02)
     raw, corrected, terms = [], [], []
-    for seed in range(700):
+    for seed in range(500):
         end, steps = _game(seed)
         assert end.outcome is not None
         found = luck(steps, 0, value, seed).total

@@ -13,7 +13,9 @@ one round (`rounds = "single"`), so that thousands of them take seconds.
    order, until it accepts a hypothesis: the bootstrap of whole tests on the
    measured distribution of units. For a bot against itself the pool is made
    symmetric (each unit also as its mirror, NEW and BASE exchanged), so its
-   true Elo difference is exactly 0 = elo0.
+   true Elo difference is exactly 0 = elo0. To compare designs at one true
+   difference, the other pools are moved to the score of elo1 and their luck
+   centred (`shifted`).
 
     python bench/bench_sprt.py                 # the default run, a few minutes on 2 cores
     python bench/bench_sprt.py --quick         # a smaller run, to try the script
@@ -26,6 +28,7 @@ import math
 import multiprocessing
 import platform
 import random
+import resource
 import statistics
 import sys
 import time
@@ -133,9 +136,15 @@ def units(rows: Sequence[Row], design: str, scales: dict[str, float] | None) -> 
 
 
 def shifted(pool_units: Sequence[Unit], target: float) -> list[Unit]:
-    """The pool moved so that its mean counted result is `target`: same spread, chosen truth."""
-    delta = target - statistics.mean(u.value for u in pool_units)
-    return [Unit(u.new + 2 * delta, u.base, u.luck_new, u.luck_base, u.games) for u in pool_units]
+    """The pool made to hold what holds in truth, with a chosen true score: its luck
+    centred (mean zero, as proven in spec/STATS.md; a small pool misses it by sampling)
+    and its raw results moved to mean `target`. Same spread, same shape."""
+    luck = statistics.mean(u.luck for u in pool_units)
+    delta = target - statistics.mean(u.raw for u in pool_units)
+    return [
+        Unit(u.new + 2 * delta, u.base, u.luck_new - 2 * luck, u.luck_base, u.games)
+        for u in pool_units
+    ]
 
 
 def mirrored(pool_units: Sequence[Unit]) -> list[Unit]:
@@ -161,13 +170,13 @@ class Tests:
         return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
 
 
-def _tests(job: tuple[Sequence[Unit], int, int]) -> tuple[int, int, int, list[int]]:
-    pool_units, first, count = job
+def _tests(job: tuple[Sequence[Unit], int, int, bool]) -> tuple[int, int, int, list[int]]:
+    pool_units, first, count, fit = job
     h1 = h0 = undecided = 0
     games = []
     for t in range(first, first + count):
         rng = random.Random(f"bench-sprt/{t}")
-        sprt = Sprt(ELO0, ELO1, ALPHA, BETA)
+        sprt = Sprt(ELO0, ELO1, ALPHA, BETA, fit_luck=fit)
         verdict = None
         while verdict is None and sprt.state.units < MAX_UNITS:
             verdict = sprt.add(pool_units[rng.randrange(len(pool_units))])
@@ -181,10 +190,13 @@ def _tests(job: tuple[Sequence[Unit], int, int]) -> tuple[int, int, int, list[in
     return h1, h0, undecided, games
 
 
-def run_tests(workers: multiprocessing.pool.Pool, pool_units: Sequence[Unit], count: int) -> Tests:
-    """`count` whole SPRTs drawing units from `pool_units`, split among the workers."""
+def run_tests(
+    workers: multiprocessing.pool.Pool, pool_units: Sequence[Unit], count: int, fit: bool = False
+) -> Tests:
+    """`count` whole SPRTs drawing units from `pool_units`, split among the workers; with
+    `fit`, each test fits its luck factor on its own earlier units (`fit_luck`)."""
     size = max(1, count // 16)
-    jobs = [(pool_units, first, min(size, count - first)) for first in range(0, count, size)]
+    jobs = [(pool_units, first, min(size, count - first), fit) for first in range(0, count, size)]
     h1 = h0 = undecided = 0
     games: list[int] = []
     for a, b, c, g in workers.map(_tests, jobs):
@@ -193,10 +205,53 @@ def run_tests(workers: multiprocessing.pool.Pool, pool_units: Sequence[Unit], co
     return Tests(h1, h0, undecided, games)
 
 
-def variance(pool_units: Sequence[Unit]) -> float:
-    """Variance of the counted result per game (a unit is two games)."""
-    values = [u.value for u in pool_units]
+def variance(pool_units: Sequence[Unit], fitted: bool = False) -> float:
+    """Variance of the counted result per game (a unit is two games); with `fitted`, of
+    raw − c·luck with the best factor c for this pool (what a fitted factor tends to)."""
+    if fitted:
+        c = fit_scale([u.raw for u in pool_units], [u.luck for u in pool_units])
+        values = [u.raw - c * u.luck for u in pool_units]
+    else:
+        values = [u.value for u in pool_units]
     return statistics.pvariance(values) * pool_units[0].games
+
+
+@dataclass(frozen=True)
+class Line:
+    """One design of a saving table: its units, whether to simulate tests, and how."""
+
+    label: str
+    units: list[Unit]
+    simulate: bool = True
+    fit: bool = False
+    baseline: bool = False  # the independent raw design the others are compared with
+
+
+def saving_table(
+    workers: multiprocessing.pool.Pool, lines: Sequence[Line], target: float, tests: int
+) -> None:
+    """Prints variance per game and simulated tests (pools shifted to `target`) per line;
+    each ratio is against the latest baseline line above it."""
+    print(
+        f"   {'design':34s} {'var/game':>8s} {'var x':>6s} {'H1':>6s} {'median':>7s} "
+        f"{'p90':>6s} {'mean':>6s} {'saving':>7s}"
+    )
+    base_var = base_games = math.nan
+    for line in lines:
+        var = variance(line.units, fitted=line.fit)
+        if line.baseline:
+            base_var = var
+        text = f"   {line.label:34s} {var:8.4f} {base_var / var:5.2f}x"
+        if line.simulate:
+            result = run_tests(workers, shifted(line.units, target), tests, fit=line.fit)
+            mean_games = statistics.mean(result.games)
+            if line.baseline:
+                base_games = mean_games
+            text += (
+                f" {result.h1 / result.count:6.3f} {result.quantile(0.5):7.0f} "
+                f"{result.quantile(0.9):6.0f} {mean_games:6.0f} {base_games / mean_games:6.2f}x"
+            )
+        print(text)
 
 
 def binomial_ci(k: int, n: int) -> tuple[float, float]:
@@ -247,10 +302,12 @@ def main(argv: list[str] | None = None) -> int:
         raw = {name: pool(workers, name, 0, args.units) for name in MATCHES}
         luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",), "ab")
         luck_noisy = pool(workers, "greedy-vs-noisy", 0, args.luck_units, tuple(VALUE_OF))
+        luck_random = pool(workers, "greedy-vs-random", 0, args.luck_units // 2, ("rollout",))
         pilot = pool(workers, "greedy-vs-noisy", 10**6, args.pilot, FEATURES)
         print(
             f"pools:   {args.units} units per match, {args.luck_units} (greedy-vs-noisy) and "
-            f"{args.luck_units // 2} (greedy-vs-itself) with luck, {args.pilot} pilot units; "
+            f"{args.luck_units // 2} (greedy-vs-itself, greedy-vs-random) with luck, "
+            f"{args.pilot} pilot units; "
             f"{time.perf_counter() - wall0:.0f} s"
         )
 
@@ -273,12 +330,25 @@ def main(argv: list[str] | None = None) -> int:
             f"1. False positives: greedy against itself, mirrored pools (true Elo 0); "
             f"{args.tests} tests each"
         )
-        for label, pool_units in (
-            ("paired, raw", mirrored(units(raw["greedy-vs-itself"], "paired", None))),
-            ("independent, raw", mirrored(units(raw["greedy-vs-itself"], "independent", None))),
-            ("paired, rollout luck", mirrored(units(luck_self, "paired", scales["rollout"]))),
+        for label, pool_units, fit in (
+            ("paired, raw", mirrored(units(raw["greedy-vs-itself"], "paired", None)), False),
+            (
+                "independent, raw",
+                mirrored(units(raw["greedy-vs-itself"], "independent", None)),
+                False,
+            ),
+            (
+                "paired, rollout luck",
+                mirrored(units(luck_self, "paired", scales["rollout"])),
+                False,
+            ),
+            (
+                "paired, rollout, fitted",
+                mirrored(units(luck_self, "paired", scales["rollout"])),
+                True,
+            ),
         ):
-            result = run_tests(workers, pool_units, args.tests)
+            result = run_tests(workers, pool_units, args.tests, fit=fit)
             low, high = binomial_ci(result.h1, result.count)
             print(
                 f"   {label:22s} H1 {result.h1:4d}/{result.count} = {result.h1 / result.count:.3f} "
@@ -307,44 +377,32 @@ def main(argv: list[str] | None = None) -> int:
             f"elo1, {target:.4f}, so that all designs face the same true difference; "
             f"{args.saving_tests} tests each"
         )
-        print(
-            f"   {'design':30s} {'var/game':>8s} {'var x':>6s} {'H1':>6s} {'median':>7s} "
-            f"{'p90':>6s} {'mean':>6s} {'saving':>7s}"
-        )
-        lines: list[tuple[str, list[Unit], bool]] = [
-            (
-                f"independent, raw ({args.units})",
-                units(raw["greedy-vs-noisy"], "independent", None),
-                True,
+        noisy = raw["greedy-vs-noisy"]
+        lines = [
+            Line(
+                f"independent, raw ({args.units})", units(noisy, "independent", None), baseline=True
             ),
-            (f"paired, raw ({args.units})", units(raw["greedy-vs-noisy"], "paired", None), True),
+            Line(f"paired, raw ({args.units})", units(noisy, "paired", None)),
         ]
         for design in ("independent", "paired"):
             lines.append(
-                (f"{design}, raw ({args.luck_units})", units(luck_noisy, design, None), True)
+                Line(
+                    f"{design}, raw ({args.luck_units})",
+                    units(luck_noisy, design, None),
+                    baseline=design == "independent",
+                )
             )
             for value in VALUE_OF:
                 corrected = units(luck_noisy, design, scales[value])
-                lines.append((f"{design}, {value} luck", corrected, value == "rollout"))
-        base_var: dict[bool, float] = {}
-        base_games: dict[bool, float] = {}
-        for label, pool_units, simulate in lines:
-            big = str(args.units) in label
-            var = variance(pool_units)
-            if label.startswith("independent, raw"):
-                base_var[big] = var
-            text = f"   {label:30s} {var:8.4f} {base_var[big] / var:5.2f}x"
-            if simulate:
-                result = run_tests(workers, shifted(pool_units, target), args.saving_tests)
-                mean_games = statistics.mean(result.games)
-                if label.startswith("independent, raw"):
-                    base_games[big] = mean_games
-                text += (
-                    f" {result.h1 / result.count:6.3f} {result.quantile(0.5):7.0f} "
-                    f"{result.quantile(0.9):6.0f} {mean_games:6.0f} "
-                    f"{base_games[big] / mean_games:6.2f}x"
+                lines.append(Line(f"{design}, {value} luck", corrected, value == "rollout"))
+            lines.append(
+                Line(
+                    f"{design}, rollout luck, fitted",
+                    units(luck_noisy, design, scales["rollout"]),
+                    fit=True,
                 )
-            print(text)
+            )
+        saving_table(workers, lines, target, args.saving_tests)
         for design in ("paired", "independent"):
             diffs = [u.value - u.raw for u in units(luck_noisy, design, scales["rollout"])]
             se = statistics.stdev(diffs) / math.sqrt(len(diffs))
@@ -352,8 +410,31 @@ def main(argv: list[str] | None = None) -> int:
                 f"   unbiasedness, {design}: mean(corrected - raw) = {statistics.mean(diffs):+.4f} "
                 f"± {1.96 * se:.4f} (95%), expectation 0"
             )
+
+        print()
+        print(
+            f"4. Bots that play unalike: greedy against random, {len(luck_random)} units, "
+            f"shifted to elo1 as in 3; {args.saving_tests} tests each"
+        )
+        lines = []
+        for design in ("independent", "paired"):
+            lines.append(
+                Line(
+                    f"{design}, raw",
+                    units(luck_random, design, None),
+                    baseline=design == "independent",
+                )
+            )
+            corrected = units(luck_random, design, scales["rollout"])
+            lines.append(Line(f"{design}, rollout luck", corrected))
+            lines.append(Line(f"{design}, rollout luck, fitted", corrected, fit=True))
+        saving_table(workers, lines, target, args.saving_tests)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print()
-    print(f"done in {time.perf_counter() - wall0:.0f} s wall with {args.jobs} worker processes")
+    print(
+        f"done in {time.perf_counter() - wall0:.0f} s wall, "
+        f"{children.ru_utime + children.ru_stime:.0f} s CPU in {args.jobs} worker processes"
+    )
     return 0
 
 

@@ -13,8 +13,10 @@ draws bring (Burch, Schmid, Moravčík, Morrill, Bowling, "AIVAT", AAAI 2018).
 spec/STATS.md gives the argument in full.
 
 The chance events corrected are the tiles drawn by `draw` moves and each
-round's deal. Tiles taken as a penalty (announce-one-tile) are left
-uncorrected: a correction may skip any chance event without bias.
+round's deal. The first deal's value is not centred: its expectation is the
+same for NEW's and BASE's games of a unit (same seat, rules and value), so it
+cancels from the unit's result. Tiles taken as a penalty (announce-one-tile)
+are left uncorrected: a correction may skip any chance event without bias.
 
 Counterfactual positions are the engine's own: a copy of the state before the
 draw with the candidate tile on top of the boneyard, then `apply(DRAW)`.

@@ -67,8 +67,13 @@ class Unit:
         return (1.0 + self.new - self.base) / 2.0
 
     @property
+    def luck(self) -> float:
+        """The luck on the paired result's scale: (luck_new − luck_base) / 2."""
+        return (self.luck_new - self.luck_base) / 2.0
+
+    @property
     def value(self) -> float:
-        """The paired result with the luck taken out: what the test counts."""
+        """The paired result with the luck taken out (factor 1): `raw − luck`."""
         return (1.0 + (self.new - self.luck_new) - (self.base - self.luck_base)) / 2.0
 
 

@@ -23,6 +23,8 @@ from .elo import elo_of_score, interval, los, score_of_elo
 from .score import Unit
 
 RESOLUTION = 48  # bins per unit of score: every raw result of tables 2..8 gets a bin of its own
+FIT_AFTER = 32  # units with luck before a fitted luck factor replaces the given one
+FIT_RANGE = (0.0, 2.0)  # a fitted luck factor is kept within these bounds
 PSEUDOCOUNT = 1e-3  # fishtest's and fastchess's regularisation of an empty end category
 STATE_VERSION = 1
 
@@ -143,13 +145,17 @@ class SprtState:
 
     `bins` maps a bin (round(value × RESOLUTION)) to [count, sum of values];
     `total`/`total_sq` are the sums of the counted (luck-corrected) values and
-    of their squares, `raw_total`/`raw_total_sq` the same before correction.
+    of their squares, `raw_total`/`raw_total_sq` the same before correction;
+    `luck_total`, `luck_sq`, `luck_cross` sum each unit's luck ℓ, ℓ² and raw·ℓ
+    (for the fitted luck factor).
     """
 
     elo0: float
     elo1: float
     alpha: float
     beta: float
+    luck_scale: float = 1.0
+    fit_luck: bool = False
     units: int = 0
     games: int = 0
     wins: int = 0
@@ -160,6 +166,9 @@ class SprtState:
     total_sq: float = 0.0
     raw_total: float = 0.0
     raw_total_sq: float = 0.0
+    luck_total: float = 0.0
+    luck_sq: float = 0.0
+    luck_cross: float = 0.0
     llr: float = 0.0
     verdict: Verdict | None = None
 
@@ -171,6 +180,8 @@ class SprtState:
             "elo1": self.elo1,
             "alpha": self.alpha,
             "beta": self.beta,
+            "luck_scale": self.luck_scale,
+            "fit_luck": self.fit_luck,
             "units": self.units,
             "games": self.games,
             "wins": self.wins,
@@ -181,6 +192,9 @@ class SprtState:
             "total_sq": self.total_sq,
             "raw_total": self.raw_total,
             "raw_total_sq": self.raw_total_sq,
+            "luck_total": self.luck_total,
+            "luck_sq": self.luck_sq,
+            "luck_cross": self.luck_cross,
             "llr": self.llr,
             "verdict": None if self.verdict is None else self.verdict.value,
         }
@@ -217,11 +231,16 @@ class SprtState:
             except ValueError:
                 message = f"sprt state: verdict {verdict_text!r}, expected H0, H1 or null"
                 raise StatsError(message) from None
+        fit_luck = data.get("fit_luck")
+        if not isinstance(fit_luck, bool):
+            raise StatsError(f"sprt state: fit_luck must be true or false, not {fit_luck!r}")
         state = cls(
             elo0=_number(data, "elo0"),
             elo1=_number(data, "elo1"),
             alpha=_number(data, "alpha"),
             beta=_number(data, "beta"),
+            luck_scale=_number(data, "luck_scale"),
+            fit_luck=fit_luck,
             units=units,
             games=_count(data, "games"),
             wins=wins,
@@ -232,10 +251,13 @@ class SprtState:
             total_sq=_number(data, "total_sq"),
             raw_total=_number(data, "raw_total"),
             raw_total_sq=_number(data, "raw_total_sq"),
+            luck_total=_number(data, "luck_total"),
+            luck_sq=_number(data, "luck_sq"),
+            luck_cross=_number(data, "luck_cross"),
             llr=_number(data, "llr"),
             verdict=verdict,
         )
-        Sprt(state.elo0, state.elo1, state.alpha, state.beta)  # checks the parameters
+        Sprt.resume(state)  # checks the parameters
         return state
 
 
@@ -273,6 +295,7 @@ class Summary:
     lower: float
     upper: float
     verdict: Verdict | None
+    luck_scale: float  # the factor the next unit's luck gets (fitted or as given)
     elo0: float
     elo1: float
     alpha: float
@@ -291,6 +314,11 @@ class Sprt:
     Feed units with `add` in schedule order; it returns the verdict at the first
     unit whose LLR crosses a bound, and refuses units after that. `state` is
     what to save; `Sprt.resume(state)` continues exactly where it stood.
+
+    A unit counts as raw − c·luck. c is `luck_scale`; with `fit_luck`, once
+    FIT_AFTER units have come, c is the least-squares factor fitted on the units
+    before the one being counted (clamped to FIT_RANGE), which keeps the counted
+    mean equal to the raw one (spec/STATS.md, "Scaling the luck").
     """
 
     def __init__(
@@ -300,6 +328,8 @@ class Sprt:
         alpha: float = 0.05,
         beta: float = 0.05,
         *,
+        luck_scale: float = 1.0,
+        fit_luck: bool = False,
         state: SprtState | None = None,
     ) -> None:
         for name, value in (("elo0", elo0), ("elo1", elo1)):
@@ -307,12 +337,22 @@ class Sprt:
                 raise StatsError(f"{name}={value}: must be a number between -1000 and 1000")
         if elo0 >= elo1:
             raise StatsError(f"elo0={elo0}, elo1={elo1}: elo0 must be below elo1")
+        if not math.isfinite(luck_scale):
+            raise StatsError(f"luck_scale={luck_scale}: must be a finite number")
         self.lower, self.upper = bounds(alpha, beta)
         self.s0 = score_of_elo(elo0)
         self.s1 = score_of_elo(elo1)
+        params = (elo0, elo1, alpha, beta, luck_scale, fit_luck)
         if state is None:
-            state = SprtState(elo0, elo1, alpha, beta)
-        elif (state.elo0, state.elo1, state.alpha, state.beta) != (elo0, elo1, alpha, beta):
+            state = SprtState(*params)
+        elif (
+            state.elo0,
+            state.elo1,
+            state.alpha,
+            state.beta,
+            state.luck_scale,
+            state.fit_luck,
+        ) != params:
             raise StatsError("the saved state belongs to a test with other parameters")
         self.state = state
 
@@ -321,7 +361,27 @@ class Sprt:
         """The test a saved state (or its `to_dict`) describes."""
         if not isinstance(state, SprtState):
             state = SprtState.from_dict(state)
-        return cls(state.elo0, state.elo1, state.alpha, state.beta, state=state)
+        return cls(
+            state.elo0,
+            state.elo1,
+            state.alpha,
+            state.beta,
+            luck_scale=state.luck_scale,
+            fit_luck=state.fit_luck,
+            state=state,
+        )
+
+    def scale(self) -> float:
+        """The factor the next unit's luck gets: fitted on the units so far, or as given."""
+        st = self.state
+        n = st.units
+        if not st.fit_luck or n < FIT_AFTER:
+            return st.luck_scale
+        var = st.luck_sq - st.luck_total * st.luck_total / n
+        if var <= 0.0:
+            return st.luck_scale
+        cov = st.luck_cross - st.raw_total * st.luck_total / n
+        return min(max(cov / var, FIT_RANGE[0]), FIT_RANGE[1])
 
     @property
     def verdict(self) -> Verdict | None:
@@ -333,9 +393,10 @@ class Sprt:
         st = self.state
         if st.verdict is not None:
             raise StatsError(f"the test already accepted {st.verdict.value}; stop feeding units")
-        value = unit.value
         raw = unit.raw
-        if not (math.isfinite(value) and math.isfinite(raw)):
+        luck = unit.luck
+        value = raw - self.scale() * luck  # the factor comes from earlier units only
+        if not (math.isfinite(value) and math.isfinite(raw) and math.isfinite(luck)):
             raise StatsError(f"unit {st.units + 1}: its result is not a finite number")
         if unit.games < 1:
             raise StatsError(f"unit {st.units + 1}: games={unit.games}, expected at least 1")
@@ -354,6 +415,9 @@ class Sprt:
         st.total_sq += value * value
         st.raw_total += raw
         st.raw_total_sq += raw * raw
+        st.luck_total += luck
+        st.luck_sq += luck * luck
+        st.luck_cross += raw * luck
         st.llr = llr(self.points(), self.s0, self.s1)
         if st.llr >= self.upper:
             st.verdict = Verdict.H1
@@ -390,6 +454,7 @@ class Sprt:
             lower=self.lower,
             upper=self.upper,
             verdict=st.verdict,
+            luck_scale=self.scale(),
             elo0=st.elo0,
             elo1=st.elo1,
             alpha=st.alpha,

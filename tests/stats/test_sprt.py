@@ -179,11 +179,11 @@ def test_the_test_stops_at_the_first_unit_whose_llr_crosses_a_bound() -> None:
 
 def test_a_resumed_test_ends_exactly_as_an_uninterrupted_one() -> None:
     units = _units(11, 5000, edge=0.0)
-    whole = Sprt(-5, 45, 0.05, 0.1)
+    whole = Sprt(-5, 45, 0.05, 0.1, fit_luck=True)
     verdict = run(whole, units)
-    assert verdict is not None
+    assert verdict is not None and whole.state.units > 40  # the fitted factor was in use
     for cut in (1, 17, whole.state.units // 2, whole.state.units - 1):
-        first = Sprt(-5, 45, 0.05, 0.1)
+        first = Sprt(-5, 45, 0.05, 0.1, fit_luck=True)
         run(first, units[:cut])
         saved = json.loads(json.dumps(first.state.to_dict()))
         resumed = Sprt.resume(saved)
@@ -208,8 +208,12 @@ def test_a_saved_state_that_does_not_add_up_is_refused() -> None:
         Sprt.resume({**good, "llr": "high"})
     with pytest.raises(StatsError, match="elo0 must be below elo1"):
         Sprt.resume({**good, "elo0": 10})
+    with pytest.raises(StatsError, match="fit_luck must be true or false"):
+        Sprt.resume({**good, "fit_luck": "yes"})
     with pytest.raises(StatsError, match="other parameters"):
         Sprt(0, 6, state=sprt.state)
+    with pytest.raises(StatsError, match="other parameters"):
+        Sprt(0, 5, fit_luck=True, state=sprt.state)
 
 
 def test_units_counted_in_schedule_order_whatever_order_they_finish_in() -> None:
@@ -239,3 +243,50 @@ def test_summary_reports_pairs_and_games() -> None:
     out = summary.to_dict()
     assert out["verdict"] is None and out["lower"] == pytest.approx(-2.944438979)
     assert json.loads(json.dumps(out)) == out
+
+
+def _lucky_units(rng: random.Random, count: int, truth: float) -> list[Unit]:
+    """Units whose raw result is 0.6 of their luck plus noise, with mean `truth`."""
+    out = []
+    for _ in range(count):
+        luck = rng.gauss(0, 0.3)
+        raw = truth + 0.6 * luck + rng.gauss(0, 0.1)
+        out.append(Unit(new=2 * raw - 1, base=0.0, luck_new=2 * luck))  # raw and luck exactly
+    return out
+
+
+def test_a_fitted_luck_factor_uses_only_earlier_units() -> None:
+    units = _lucky_units(random.Random(4), 300, 0.55)
+    sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.25, fit_luck=True)
+    for index, unit in enumerate(units):
+        before = sprt.state.total
+        sprt.add(unit)
+        counted = sprt.state.total - before
+        if index < 32:
+            expected = 0.25  # the given factor until FIT_AFTER units have come
+        else:
+            xs = [u.luck for u in units[:index]]
+            ys = [u.raw for u in units[:index]]
+            mx, my = sum(xs) / index, sum(ys) / index
+            cov = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+            expected = cov / sum((x - mx) ** 2 for x in xs)
+        assert counted == pytest.approx(unit.raw - expected * unit.luck, abs=1e-9)
+    assert sprt.scale() == pytest.approx(0.6, abs=0.05)
+    assert sprt.summary().luck_scale == sprt.scale()
+
+
+def test_a_fitted_luck_factor_keeps_the_mean() -> None:
+    # Known truth: the raw mean is 0.55 and the luck has mean zero, so the counted
+    # mean must be 0.55 too, though each factor is fitted on the test's own units.
+    rng = random.Random(9)
+    shifts = []
+    for _ in range(120):
+        sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.0, fit_luck=True)
+        for unit in _lucky_units(rng, 50, 0.55):
+            sprt.add(unit)
+        summary = sprt.summary()
+        shifts.append(summary.score - 0.55)
+        assert summary.score != summary.raw_score
+    mean = sum(shifts) / len(shifts)
+    error = math.sqrt(sum((x - mean) ** 2 for x in shifts) / (len(shifts) - 1) / len(shifts))
+    assert abs(mean) < 4 * error

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from referee.rules import DRAW, MoveKind, State, Tile, legal_moves, preset
+from referee.rules import DRAW, MoveKind, Rules, State, Tile, legal_moves, preset
 from referee.stats import game_score
 from referee.stats.luck import FeatureValue, Luck, RolloutValue, drawn, fit_scale, luck
 from referee.stats.players import greedy_player, play_recorded, random_player
@@ -16,8 +16,7 @@ from referee.stats.players import greedy_player, play_recorded, random_player
 TWO = preset("standard", players=2, max_pip=6, rounds="single")
 
 
-def _game(seed: int, rules: object = TWO) -> tuple[State, list[tuple[State, State]]]:
-    assert rules is TWO or isinstance(rules, type(TWO))
+def _game(seed: int, rules: Rules = TWO) -> tuple[State, list[tuple[State, State]]]:
     return play_recorded(rules, seed, [random_player((seed, s)) for s in range(rules.players)])
 
 

@@ -83,6 +83,20 @@ cluster_option = click.option(
     "tcp://HOST:8786 uses a running scheduler.",
 )
 
+quiet_option = click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress bar (in a terminal) or line per game (elsewhere); standings only.",
+)
+report_every_option = click.option(
+    "--report-every",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Print the standings so far after every N games (default 0: only at the end).",
+)
+
 
 @contextlib.asynccontextmanager
 async def open_cluster(target: str | None, jobs: int) -> AsyncIterator[Cluster | None]:
@@ -160,9 +174,10 @@ def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def wide_console() -> Console:
-    """A console for wide tables: the terminal's width, or 150 columns when piped."""
-    console = Console()
-    return console if console.is_terminal else Console(width=150)
+    """stdout: the terminal's width; in a file or pipe, no hard wrap (see `consoles`)."""
+    from .consoles import output_console
+
+    return output_console()
 
 
 def parse_sets(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -540,13 +555,8 @@ def play_cmd(
 )
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
 @cluster_option
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
-@click.option(
-    "--report-every",
-    type=click.IntRange(min=0),
-    default=0,
-    help="Print the standings after every N games.",
-)
+@quiet_option
+@report_every_option
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -623,7 +633,8 @@ def league_cmd(
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder.")
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
 @cluster_option
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar; standings only.")
+@quiet_option
+@report_every_option
 def serve_cmd(
     sandbox: str | None,
     config_file: str,
@@ -634,6 +645,7 @@ def serve_cmd(
     resume: bool,
     cluster: str | None,
     quiet: bool,
+    report_every: int,
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
@@ -668,6 +680,7 @@ def serve_cmd(
                         resume=resume,
                         console=console,
                         quiet=quiet,
+                        report_every=report_every,
                         task_status=task_status,
                         cluster=dask,
                     )

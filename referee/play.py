@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from protocol.messages import TimeControl
 
 from .cli import fail, run_trio
+from .consoles import output_console
 from .display import RoundPrinter, result_table
 from .faults import Policy
 from .match import new_game_seed
@@ -126,8 +126,8 @@ def play_from_cli(
             except SandboxError as exc:
                 fail(f"{spec.name}: {exc}")
 
-    console = Console(stderr=as_json)
-    printer = RoundPrinter(Console(stderr=as_json, quiet=quiet), rules)
+    console = output_console(stderr=as_json)
+    printer = RoundPrinter(output_console(stderr=as_json, quiet=quiet), rules)
 
     def started(names: list[str]) -> None:
         printer.names = names

@@ -443,6 +443,7 @@ async def serve_league(
     resume: bool = False,
     console: Console,
     quiet: bool = False,
+    report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
 ) -> Standings:
@@ -464,6 +465,7 @@ async def serve_league(
             resume=resume,
             console=console,
             quiet=quiet,
+            report_every=report_every,
             server=server,
             cluster=cluster,
         )

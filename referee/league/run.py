@@ -1,5 +1,6 @@
 """Running a league: workers take games from the schedule, bots come from the pool,
-each finished game is recorded at once, standings are written at the end.
+each finished game is recorded at once and shown (see `progress`), the standings are
+printed every N games when asked and written at the end.
 
 Up to `jobs` games run at once in one trio process, each with its own clocks.
 A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
@@ -14,14 +15,12 @@ import logging
 import os
 import statistics
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import lag
 from ..faults import Fault, FaultKind
@@ -31,9 +30,11 @@ from ..rules import State
 from ..server import BotServer
 from .config import LeagueConfig
 from .ledger import Ledger, Record
+from .output import head_table, natural_width, print_table, write_files
 from .pool import Bot, BotPool
+from .progress import Display
 from .schedule import Scheduled, schedule
-from .standings import Standings, compute, head_table, rich_table, write_files
+from .standings import Standings, compute
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from .cluster import Cluster
@@ -49,27 +50,6 @@ class _Latencies(Recorder):
     def decision(self, record: Decision, state: State) -> None:
         if record.latency_ms is not None and not record.auto:
             self.by_seat[record.seat].append(record.latency_ms)
-
-
-@dataclass
-class Progressed:
-    """Counters the progress line shows."""
-
-    done: int = 0
-    faults: int = 0
-    leader: str = "-"
-    points: dict[str, list[int]] = field(default_factory=dict)  # name -> [total, games]
-
-    def add(self, record: Record) -> None:
-        """Count one recorded game, in constant time: the loop must never stall on this."""
-        self.done += 1
-        self.faults += sum(1 for f in record.faults if f["kind"] != "stale_reply")
-        for name, score in zip(record.seats, record.scores, strict=True):
-            tally = self.points.setdefault(name, [0, 0])
-            tally[0] += score
-            tally[1] += 1
-        # The leader shown while running: lowest mean points so far (ratings come at the end).
-        self.leader = min(self.points, key=lambda n: self.points[n][0] / self.points[n][1])
 
 
 async def play_scheduled(
@@ -227,42 +207,26 @@ async def run_league(
             remote = [g for g in todo if not _has_tcp(config, g)]
             todo = [g for g in todo if _has_tcp(config, g)]
         names = [b.name for b in config.bots]
-        counters = Progressed(done=len(done))
-        progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            TextColumn("faults {task.fields[faults]}  leader {task.fields[leader]}"),
-            console=console,
-            disable=quiet,
-            transient=False,
-        )
+        display = Display(console, config.name, len(games), len(done), quiet)
+        display.counters.recorded.update(done)
         send, receive = trio.open_memory_channel[Scheduled](len(todo) + 1)
         for g in todo:
             send.send_nowait(g)
         send.close()
-        with progress:
-            task = progress.add_task(
-                config.name, total=len(games), completed=len(done), faults=0, leader="-"
-            )
-            update = partial(
-                _update, progress, task, counters, ledger, names, console, report_every, config.name
-            )
+        with display:
+            update = partial(_update, display, ledger, names, report_every)
             async with trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
                         if cluster is not None and blob is not None and remote:
-                            deliver = partial(
-                                _deliver, logs, stderr_dir, ledger, counters, update, on_record
-                            )
+                            deliver = partial(_deliver, logs, stderr_dir, ledger, update, on_record)
 
                             def notice(text: str) -> None:
                                 if quiet:
                                     log.warning("%s", text)
                                 else:
-                                    progress.console.print(f"[yellow]{text}[/]")
+                                    display.notice(text)
 
                             workers.start_soon(
                                 cluster.play, blob, remote, key, config, deliver, notice
@@ -276,7 +240,6 @@ async def run_league(
                                 logs,
                                 key,
                                 ledger,
-                                counters,
                                 update,
                                 on_record,
                             )
@@ -300,8 +263,7 @@ async def _worker(
     logs: Path,
     key: bytes,
     ledger: Ledger,
-    counters: Progressed,
-    update: Callable[[], Awaitable[None]],
+    update: Callable[[Record], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
 ) -> None:
     async with receive:
@@ -309,10 +271,9 @@ async def _worker(
             record = await play_scheduled(config, game, pool, logs, key)
             # The commit syncs to disk: in a thread, while the other games play on.
             if await ledger.in_thread(ledger.record, record):
-                counters.add(record)
                 if on_record is not None:
                     on_record(record)
-            await update()
+                await update(record)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -325,8 +286,7 @@ async def _deliver(
     logs: Path,
     stderr_dir: Path,
     ledger: Ledger,
-    counters: Progressed,
-    update: Callable[[], Awaitable[None]],
+    update: Callable[[Record], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
     game: Scheduled,
     done: Done,
@@ -342,10 +302,9 @@ async def _deliver(
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
     record = dataclasses.replace(done.record, log_path=str(log_path))
     if await ledger.in_thread(ledger.record, record, done.worker):
-        counters.add(record)
         if on_record is not None:
             on_record(record)
-    await update()
+        await update(record)
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
@@ -366,33 +325,38 @@ def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
 
 
 async def _update(
-    progress: Progress,
-    task: object,
-    counters: Progressed,
-    ledger: Ledger,
-    names: list[str],
-    console: Console,
-    report_every: int,
-    title: str,
+    display: Display, ledger: Ledger, names: list[str], report_every: int, record: Record
 ) -> None:
-    progress.update(
-        task,  # type: ignore[arg-type]
-        completed=counters.done,
-        faults=counters.faults,
-        leader=counters.leader,
-    )
-    if report_every and counters.done % report_every == 0 and not progress.disable:
-        # Asked for: the full standings, whose cost grows with the league, in threads
-        # while the games play on (and count the games recorded by then).
-        records = await ledger.in_thread(ledger.records)
+    """Show a newly recorded game; every `report_every` games, the standings so far."""
+    display.finished(record)
+    done = display.counters.done
+    if report_every and done % report_every == 0:
+        # The full standings, whose cost grows with the league, in threads while the games
+        # play on; of exactly the games counted now, though more may be recorded meanwhile.
+        counted = frozenset(display.counters.recorded)
+        records = [r for r in await ledger.in_thread(ledger.records) if r.idx in counted]
         standings = await trio.to_thread.run_sync(compute, names, records)
-        console.print(rich_table(standings, f"{title}: after {len(records)} games"))
+        print_table(
+            display.console, standings, f"{display.title}: after {done} games", explain=False
+        )
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables, and whether the bots ran in the sandbox."""
-    console.print(rich_table(standings, title))
-    console.print(head_table(standings))
+    """The final tables with the legend, and whether the bots ran in the sandbox."""
+    print_table(console, standings, title, explain=True)
+    head = head_table(standings)
+    if natural_width(head) <= console.width:
+        console.print(head)
+    else:  # a wrapped head-to-head table cannot be read
+        console.print(
+            f"head to head: too wide for {console.width} columns (it is in standings.md)",
+            style="dim",
+        )
     if standings.sandbox is not None:
         bare = bool(standings.sandbox.unsandboxed)
-        console.print(standings.sandbox.line(), style="bold yellow" if bare else None)
+        console.print(
+            standings.sandbox.line(),
+            style="bold yellow" if bare else None,
+            markup=False,  # it names bots
+            highlight=False,
+        )

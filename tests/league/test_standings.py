@@ -21,13 +21,11 @@ from openskill.models import PlackettLuce
 
 from referee.cli import main
 from referee.league.ledger import Ledger, LedgerError, Record, SandboxRecord
-from referee.league.standings import (
-    Z95,
-    compute,
-    csv_text,
-    markdown,
-    write_files,
-)
+from referee.league.output import csv_text, markdown, write_files
+from referee.league.standings import compute
+from referee.league.stats import t_quantile
+
+T1 = 12.706204736174707  # t(0.975) with one degree of freedom: two duplicate units
 
 NAMES = ["a", "b", "c"]
 
@@ -120,14 +118,16 @@ def test_counts_wins_ranks_and_points_by_hand() -> None:
 
 
 def test_confidence_intervals_over_duplicate_units_by_hand() -> None:
+    # Two units each: Student's t with one degree of freedom, 12.71, not the normal 1.96.
+    assert t_quantile(0.975, 1) == pytest.approx(T1)
     bots = by_name(compute(NAMES, hand_records()))
     # a: unit means 10 and 40 -> sample variance 450, standard error sqrt(450 / 2) = 15.
     assert bots["a"].units == {0: [10, 15, 5], 1: [40]}
-    assert bots["a"].ci95 == pytest.approx(Z95 * 15)
+    assert bots["a"].ci95 == pytest.approx(T1 * 15)
     # b: unit means 20 and 0 -> variance 200, standard error 10.
-    assert bots["b"].ci95 == pytest.approx(Z95 * 10)
+    assert bots["b"].ci95 == pytest.approx(T1 * 10)
     # c: unit means 50/3 and 8 -> variance 338/9, standard error 13/3.
-    assert bots["c"].ci95 == pytest.approx(Z95 * 13 / 3)
+    assert bots["c"].ci95 == pytest.approx(T1 * 13 / 3)
 
 
 def test_one_unit_has_no_interval_and_no_games_none_at_all() -> None:
@@ -236,7 +236,7 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     assert [b["name"] for b in data["bots"]] == [b.name for b in s.bots]
     a = next(b for b in data["bots"] if b["name"] == "a")
     assert a["wins"] == 1.5 and a["points"] == 70 and a["mean_points"] == 17.5
-    assert a["avg_rank"] == 1.75 and a["ci95"] == round(Z95 * 15, 4)
+    assert a["avg_rank"] == 1.75 and a["ci95"] == round(T1 * 15, 4)
     assert a["faults"] == {"timeout": 1, "illegal": 1} and a["forfeits"] == 1
     assert data["head_to_head"]["b"]["c"] == [3, 4]
 
@@ -248,13 +248,29 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     row_a = next(r for r in rows if r["bot"] == "a")
     assert row_a["games"] == "4" and row_a["wins"] == "1.5"
     assert row_a["mean_points"] == "17.5000" and row_a["forfeits"] == "1"
-    assert json.loads(row_a["faults"]) == {"illegal": 1, "timeout": 1}
+    # Faults as plain numbers: the total, and one column per kind.
+    assert row_a["faults"] == "2"
+    assert (row_a["faults_illegal"], row_a["faults_timeout"], row_a["faults_crash"]) == (
+        "1",
+        "1",
+        "0",
+    )
+    assert (row_a["mu"], row_a["sigma"]) == (
+        f"{by_name(s)['a'].mu:.4f}",
+        f"{by_name(s)['a'].sigma:.4f}",
+    )
+    assert row_a["latency_mean_ms"] == "1.000" and row_a["latency_worst_ms"] == "9.000"
 
     md = (tmp_path / "standings.md").read_text()
     assert md.startswith("# cup: standings\n\n4 games.\n")
     line_a = next(line for line in md.splitlines() if line.startswith("| ") and "| a |" in line)
     assert "| 4 | 1.5 | 1.75 | 17.5 |" in line_a
-    assert "| illegal 1, timeout 1 |" in line_a
+    assert "| 2 (illegal 1, timeout 1) | 1.0 / 9 |" in line_a
+    # The legend under the table says what the columns mean.
+    assert "- rating: μ − 3σ (openskill" in md
+    assert "- latency ms: decision time in ms, mean / worst" in md
+    assert "fewer points are better" in md
+    assert "Student's t over the bot's n duplicate units" in md
     head_b = next(line for line in md.splitlines() if line.startswith("| b | "))
     assert head_b.endswith("|") and "3/4" in head_b
 

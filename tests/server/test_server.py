@@ -411,7 +411,7 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     referee = [sys.executable, "-m", "referee.cli"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     serve = subprocess.Popen(
-        [*referee, "serve", str(config.path), "--port", "0", "-q"],
+        [*referee, "serve", str(config.path), "--port", "0", "--report-every", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -447,6 +447,11 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     assert serve.returncode == 0, err
     assert all(b.returncode == 0 for b in bridges), said
     assert "standings written" in out
+    # Not a terminal: a line per game and, as asked, the standings after each.
+    lines = out.splitlines()
+    for n in (1, 2):
+        assert any(line.startswith(f"Finished game {n} of 2 (") for line in lines), out
+        assert f"tcp-test: after {n} games" in lines
     for text in (out, err, *said):
         assert TOKEN_C not in text and TOKEN_D not in text
     assert len(games(config)) == 2 and faults(config) == []

@@ -63,7 +63,7 @@ class Progressed:
     def add(self, record: Record) -> None:
         """Count one recorded game, in constant time: the loop must never stall on this."""
         self.done += 1
-        self.faults += sum(1 for f in record.faults if f["kind"] != "stale_reply")
+        self.faults += len(record.faults)
         for name, score in zip(record.seats, record.scores, strict=True):
             tally = self.points.setdefault(name, [0, 0])
             tally[0] += score
@@ -150,6 +150,11 @@ async def play_scheduled(
         for seat_faults in result.faults
         for f in seat_faults
     ]
+    notices = [
+        {"seat": n.seat, "kind": n.kind.value, "detail": n.detail}
+        for seat_notices in result.notices
+        for n in seat_notices
+    ]
     return Record(
         idx=game.index,
         game_id=game.game_id,
@@ -167,6 +172,7 @@ async def play_scheduled(
         decisions=result.decisions,
         log_path=str(log_path),
         finished=writer_finished(),
+        notices=notices,
     )
 
 

@@ -267,7 +267,12 @@ def schema_cmd(output: str | None) -> None:
     multiple=True,
     help="Check only these presets (repeatable); default: every preset and the variants.",
 )
-@click.option("--full", is_flag=True, help="Play whole games (every round), not single rounds.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Play every game whole (every round: 13 on double-12). Default: one round of each "
+    "seat count and variant, and one whole game of each preset at 4 players.",
+)
 @click.option("--move-ms", type=int, default=1000, show_default=True, help="Time per move.")
 @click.option("--bank-ms", type=int, default=30000, show_default=True, help="Time bank a game.")
 @click.option("--startup-ms", type=int, default=10000, show_default=True, help="Time to ready.")

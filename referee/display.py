@@ -6,6 +6,7 @@ Printing lives here and in the CLI only; the game driver just calls a recorder.
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .faults import FaultKind
@@ -24,10 +25,16 @@ class RoundPrinter(Recorder):
         self.faults = 0
 
     def decision(self, record: Decision, state: State) -> None:
-        """Mention faults as they happen."""
+        """Mention faults, and what was ignored, as they happen."""
         for fault in record.faults:
             self.faults += 1
-            self.console.print(f"[yellow]fault[/] {self.names[fault.seat]}: {fault}")
+            self.console.print(
+                f"[yellow]fault[/] {escape(self.names[fault.seat])}: {escape(str(fault))}"
+            )
+        for notice in record.notices:
+            self.console.print(
+                f"[dim]ignored[/] {escape(self.names[notice.seat])}: {escape(str(notice))}"
+            )
 
     def round_end(self, result: RoundResult) -> None:
         """One line: round, engine, how it ended, each seat's score and total."""

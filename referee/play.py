@@ -183,6 +183,11 @@ def summary(report: GameReport, seed: int) -> dict[str, Any]:
                     {"kind": f.kind.value, "detail": f.detail, "request": f.request}
                     for f in result.faults[s]
                 ],
+                # Ignored (stale replies), never faults: they cost the seat nothing.
+                "notices": [
+                    {"kind": n.kind.value, "detail": n.detail, "request": n.request}
+                    for n in result.notices[s]
+                ],
             }
         )
     return {

@@ -76,7 +76,9 @@ def redact(log: GameLog, seat: int) -> GameLog:
     if footer is not None:
         number += 1
         footer = msgspec.structs.replace(
-            footer, faults=[redact_fault(f, seat) for f in footer.faults]
+            footer,
+            faults=[redact_fault(f, seat) for f in footer.faults],
+            notices=[redact_fault(n, seat) for n in footer.notices],
         )
     return GameLog(
         path=log.path,

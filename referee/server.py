@@ -43,7 +43,7 @@ from .connection import BotGoneError, BotStalledError, Connection
 from .faults import FaultKind
 from .league.config import LeagueConfig, ServerLimits
 from .league.standings import Standings
-from .session import StartupError, goodbye, handshake, ping
+from .session import PING_S, StartupError, goodbye, handshake, ping
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
@@ -281,7 +281,7 @@ class BotServer:
             old.idle_scope.cancel()
         self._nonce += 1
         try:
-            await ping(old.connection, self._nonce, 1.0)
+            await ping(old.connection, self._nonce, PING_S)
         except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError):
             await self.end(old, polite=False)
             return False

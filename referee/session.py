@@ -18,6 +18,10 @@ from .connection import BotGoneError, BotStalledError, Connection
 
 log = logging.getLogger(__name__)
 
+# How long a bot has to answer a ping between games before its connection is taken
+# for dead; PROTOCOL.md promises at least this ("answer pong at once").
+PING_S = 2.0
+
 
 class StartupError(Exception):
     """The bot did not complete the handshake."""

@@ -149,6 +149,8 @@ def checked_log(path: Path, report: GameReport | None = None) -> GameLog:
         assert log.footer.decisions == result.decisions == len(log.decisions)
         kinds = [f.kind.value for seat in result.faults for f in seat]
         assert sorted(f.kind for f in log.footer.faults) == sorted(kinds)
+        ignored = [n.kind.value for seat in result.notices for n in seat]
+        assert sorted(n.kind for n in log.footer.notices) == sorted(ignored)
     return log
 
 
@@ -219,11 +221,18 @@ def late_but_covered_by_the_bank(played: Played) -> None:
 
 
 def stale_replies_cost_nothing(played: Played) -> None:
+    # Ignored and never a fault: no fault anywhere, each one a notice of its decision.
     mine = played.decisions()
-    assert all(not d.auto for d in mine)
-    stale = [f for d in mine for f in d.faults]
+    assert all(not d.auto and d.faults == [] for d in mine)
+    stale = [n for d in mine for n in d.notices]
     assert len(stale) == len(mine)  # one stale reply before every right one
-    assert all("while" in f.detail and f.request == d.request for d in mine for f in d.faults)
+    assert {n.kind for n in stale} == {"stale_reply"}
+    assert all("while" in n.detail and n.request == d.request for d in mine for n in d.notices)
+    result = played.report.result
+    assert [len(n) for n in result.notices] == [
+        len(stale) if s == played.seat else 0 for s in range(len(result.notices))
+    ]
+    assert played.log.footer is not None and len(played.log.footer.notices) == len(stale)
 
 
 def memory_error_in_stderr(played: Played) -> None:
@@ -244,7 +253,7 @@ class Case:
 
     @property
     def fatal(self) -> bool:
-        return self.fault not in (None, "stale_reply")
+        return self.fault is not None
 
 
 CASES = [
@@ -286,7 +295,7 @@ CASES = [
         output_cap=64 * 1024,
         check=bounded_memory,
     ),
-    Case("wrong_id", fault="stale_reply", evidence="is open", check=stale_replies_cost_nothing),
+    Case("wrong_id", check=stale_replies_cost_nothing),
     Case("late_once", check=late_but_covered_by_the_bank, goods=1),
     Case("chatty", goods=3),
     Case("stderr_flood", check=stderr_capped),
@@ -363,7 +372,8 @@ async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
     specs = [table.good("random"), table.bad("timeout_once")]
     report, log = await play(specs, tmp_path, policy=Policy.DEFAULT_MOVE, max_faults=3)
     faults = report.result.faults[1]
-    assert [f.kind.value for f in faults] == ["timeout", "stale_reply"]
+    assert [f.kind.value for f in faults] == ["timeout"]
+    assert [n.kind.value for n in report.result.notices[1]] == ["stale_reply"]
     assert report.result.forfeited == (False, False)
     mine = [(s.line, s.before) for s in states(log) if s.line.seat == 1]
     timed_out = next(i for i, (line, _) in enumerate(mine) if line.faults)
@@ -372,7 +382,8 @@ async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
     assert move_of_spec(line.move) == legal_moves(before)[0]  # the default move
     later = [line for line, _ in mine[timed_out + 1 :]]
     assert later and all(not d.auto and d.latency_ms is not None for d in later)
-    assert later[0].faults[0].kind == "stale_reply"  # its late answer, ignored
+    assert later[0].faults == []  # its late answer, ignored: a notice, not a fault
+    assert [n.kind for n in later[0].notices] == ["stale_reply"]
 
 
 async def test_default_move_the_late_bot_covered_by_its_bank_has_no_fault(
@@ -505,6 +516,32 @@ def test_default_move_and_max_faults_from_the_command_line(table: Table, tmp_pat
     assert seats[0]["status"] == "ok" and seats[0]["rank"] == 1
     log = checked_log(tmp_path / "g.jsonl")
     assert log.header.policy == "default-move" and log.header.max_faults == 2
+
+
+def test_stale_replies_are_notices_in_the_json_the_log_and_the_replay(
+    table: Table, tmp_path: Path
+) -> None:
+    bots = [table.cli(table.good("random")), table.cli(table.bad("wrong_id"))]
+    args = [*bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "3", *CLOCKS]
+    result = run_cli("play", *args, "--json", "-q", "--log", str(tmp_path / "g.jsonl"))
+    assert result.exit_code == 0, result.output
+    seats = json.loads(result.stdout)["seats"]
+    assert [(s["status"], s["faults"]) for s in seats] == [("ok", [])] * 2
+    assert seats[0]["notices"] == []
+    stale = seats[1]["notices"]
+    assert stale and {n["kind"] for n in stale} == {"stale_reply"}
+    assert all("while" in n["detail"] and n["request"] > 0 for n in stale)
+    lines = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert not any(line.get("faults") for line in lines)
+    logged = [n for line in lines if line["type"] == "decision" for n in line.get("notices", [])]
+    assert logged == [{"seat": 1, **n} for n in stale]
+    assert lines[-1]["notices"] == logged  # the footer holds them all
+    shown = run_cli("replay", str(tmp_path / "g.jsonl"), "--show")
+    assert shown.exit_code == 0, shown.output
+    # At each decision, and again with the result.
+    assert shown.output.count("ignored stale_reply: reply for request") == len(stale)
+    assert shown.output.count("ignored seat 1 wrong_id stale_reply: reply for") == len(stale)
+    assert "fault" not in shown.output
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from protocol.messages import TimeControl
 from referee.cli import main
-from referee.faults import Fault, FaultKind
+from referee.faults import Fault, FaultKind, Notice, NoticeKind
 from referee.gamelog import LogBot, LogWriter, make_header, read_log
 from referee.match import Decision, Fanout, GameResult, Recorder
 from referee.replay_text import Selection, show, steps
@@ -39,14 +39,16 @@ def write_game(
     cut: int | None = None,
     seat: int | None = None,
     fault_at: int | None = 5,
+    notice_at: int | None = 7,
     names: list[str] | None = None,
     game: str | None = None,
     bot_seed_key: bytes | None = None,
     seat_logs: bool = False,
 ) -> Path:
     """A game of random legal moves logged to `path`; `cut` stops after that many decisions
-    without a footer. Decision `fault_at` is a referee move after a timeout. With
-    `seat_logs`, each seat's log is written beside it as the game goes (`seat_log_of`)."""
+    without a footer. Decision `fault_at` is a referee move after a timeout; decision
+    `notice_at` came after a stale reply (`stale_evidence`). With `seat_logs`, each
+    seat's log is written beside it as the game goes (`seat_log_of`)."""
     n = rules.players
     header = make_header(
         game=game if game is not None else f"game-{seed}",
@@ -69,6 +71,7 @@ def write_game(
     state = new_game(rules, seed)
     count = 0
     faults: list[list[Fault]] = [[] for _ in range(n)]
+    notices: list[list[Notice]] = [[] for _ in range(n)]
     while state.outcome is None:
         if cut is not None and count == cut:
             for w in writers:
@@ -82,6 +85,11 @@ def write_game(
         if count == fault_at:
             fault = (Fault(before.to_move, FaultKind.TIMEOUT, "no reply within 1000 ms", count),)
             faults[before.to_move].extend(fault)
+        notice: tuple[Notice, ...] = ()
+        if count == notice_at:
+            evidence = stale_evidence(count)
+            notice = (Notice(before.to_move, NoticeKind.STALE_REPLY, evidence, count),)
+            notices[before.to_move].extend(notice)
         record = Decision(
             seat=before.to_move,
             request=count,
@@ -90,6 +98,7 @@ def write_game(
             auto=bool(fault),
             faults=fault,
             round=before.round_index,
+            notices=notice,
         )
         writer.decision(record, state)
         if state.round_index != before.round_index or state.outcome is not None:
@@ -103,10 +112,16 @@ def write_game(
         decisions=count,
         results=state.results,
         final=state,
+        notices=tuple(tuple(i) for i in notices),
     )
     for w in writers:
         w.finish(result)
     return path
+
+
+def stale_evidence(request: int) -> str:
+    """The evidence of the stale reply `write_game` logs before decision `request`."""
+    return f'reply for request {request + 900} while {request} is open: {{"type":"move"}}'
 
 
 @pytest.fixture(scope="module")
@@ -355,12 +370,17 @@ def test_show_prints_every_move_with_the_table(game: Path) -> None:
     over = next(line for line in out if line.startswith("== game over · totals "))
     scores = " ".join(str(s) for s in log.footer.scores) if log.footer else ""
     assert f"totals {scores} · ranks" in over
-    assert out[-1] == "  fault seat 0 bot0 timeout: no reply within 1000 ms"
+    assert out[-2:] == [
+        "  fault seat 0 bot0 timeout: no reply within 1000 ms",
+        f"  ignored seat 2 bot2 stale_reply: {stale_evidence(7)}",
+    ]
     # Every decision names its seat, and a play its tile and train; latency and the fault show.
     for d, line in zip(log.decisions, moves, strict=True):
         assert line.startswith(f"> move {d.n}: seat {d.seat} bot{d.seat} ")
         assert d.latency_ms is not None and f"{d.latency_ms:.3f} ms" in line
     assert "made by the referee" in moves[4] and "fault timeout: no reply" in moves[4]
+    assert moves[6].endswith(f" · ignored stale_reply: {stale_evidence(7)}")
+    assert "made by the referee" not in moves[6] and "fault" not in moves[6]
     # Each block shows the hub, every train, every hand and the boneyard count.
     first = out.index(blocks[0])
     block = out[first : out.index(moves[0]) + 1]

@@ -32,7 +32,7 @@ from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
 from ..sandbox import Hidden, empty_scratch
 from ..server import BotServer, TcpSession
-from ..session import StartupError, goodbye, handshake, ping
+from ..session import PING_S, StartupError, goodbye, handshake, ping
 from ..wire import rules_info
 from .config import BotEntry, LeagueConfig, hidden_places
 
@@ -82,7 +82,7 @@ class BotPool:
         """Whether a bot kept from an earlier game answers a ping, so it may be reused."""
         self._nonce += 1
         try:
-            await ping(bot.connection, self._nonce, 2.0)
+            await ping(bot.connection, self._nonce, PING_S)
         except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
             log.info("%s: not reused (%s)", name, exc)
             return False

@@ -26,10 +26,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..faults import FaultKind
 from .ledger import Record
-
-_HARMLESS = FaultKind.STALE_REPLY.value
 
 
 @dataclass
@@ -46,7 +43,7 @@ class Progressed:
         """Count one recorded game, in constant time: the loop must never stall on this."""
         self.done += 1
         self.recorded.add(record.idx)
-        self.faults += sum(1 for f in record.faults if f["kind"] != _HARMLESS)
+        self.faults += len(record.faults)
         for name, score in zip(record.seats, record.scores, strict=True):
             tally = self.points.setdefault(name, [0, 0])
             tally[0] += score
@@ -63,7 +60,7 @@ def finished_line(record: Record, total: int) -> str:
     first = [n for n, r in zip(record.seats, record.ranks, strict=True) if r == 1]
     notes = [f"{first[0]} wins" if len(first) == 1 else f"{' and '.join(first)} share first"]
     for seat, name in enumerate(record.seats):
-        faults = sum(1 for f in record.faults if f["seat"] == seat and f["kind"] != _HARMLESS)
+        faults = sum(1 for f in record.faults if f["seat"] == seat)
         if record.forfeited[seat]:
             notes.append(f"{name} forfeited")
         elif faults:

@@ -130,6 +130,11 @@ async def play_scheduled(
         for seat_faults in result.faults
         for f in seat_faults
     ]
+    notices = [
+        {"seat": n.seat, "kind": n.kind.value, "detail": n.detail}
+        for seat_notices in result.notices
+        for n in seat_notices
+    ]
     return Record(
         idx=game.index,
         game_id=game.game_id,
@@ -147,6 +152,7 @@ async def play_scheduled(
         decisions=result.decisions,
         log_path=str(log_path),
         finished=writer_finished(),
+        notices=notices,
     )
 
 

@@ -32,6 +32,8 @@ class BotStanding:
     mu: float = 25.0
     sigma: float = 25.0 / 3
     faults: dict[str, int] = field(default_factory=dict)
+    # What the referee ignored (stale replies), by kind: shown in the JSON, never a fault.
+    notices: dict[str, int] = field(default_factory=dict)
     forfeits: int = 0
     latency_sum: float = 0.0
     latency_n: int = 0
@@ -138,6 +140,10 @@ def compute(
             name = seats[fault["seat"]]
             kind = fault["kind"]
             table[name].faults[kind] = table[name].faults.get(kind, 0) + 1
+        for notice in rec.notices:
+            name = seats[notice["seat"]]
+            kind = notice["kind"]
+            table[name].notices[kind] = table[name].notices.get(kind, 0) + 1
         for i, x in enumerate(seats):
             for j, y in enumerate(seats):
                 if x != y:

@@ -46,7 +46,6 @@ def test_a_finished_game_in_one_short_line() -> None:
             {"seat": 2, "kind": "crash", "detail": "x"},
             {"seat": 1, "kind": "timeout", "detail": "x"},
             {"seat": 1, "kind": "illegal", "detail": "x"},
-            {"seat": 0, "kind": "stale_reply", "detail": "harmless"},
         ],
     )
     assert finished_line(faulty, 9).endswith("{a wins; b 2 faults; c forfeited}")

@@ -38,7 +38,7 @@ from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger, LedgerError, Record
 from referee.league.run import run_league
 from referee.league.schedule import schedule
-from referee.league.standings import Standings
+from referee.league.standings import Standings, compute
 from referee.replay import verify
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 
@@ -213,6 +213,12 @@ def check_logs(records: list[Record], logs: Path) -> None:
         assert log.complete, r.game_id
         assert log.footer is not None
         assert (log.footer.scores, log.footer.ranks) == (r.scores, r.ranks)
+        assert [(f.seat, f.kind) for f in log.footer.faults] == [
+            (f["seat"], f["kind"]) for f in r.faults
+        ]
+        assert [(n.seat, n.kind) for n in log.footer.notices] == [
+            (n["seat"], n["kind"]) for n in r.notices
+        ]
         assert log.header.seed == r.seed
         verdict = verify(log)
         assert verdict.ok, f"{r.game_id}: {verdict.divergence}"
@@ -564,6 +570,55 @@ def test_the_command_line_refuses_a_finished_ledger_without_resume_or_a_changed_
     assert processes_with(token) == []
 
 
+def test_a_ledger_from_before_notices_moves_its_stale_replies_out_of_faults(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "league.db"
+    ledger = Ledger(db)
+    seats = {"seats": ["a", "b"], "scores": [1, 2], "ranks": [1, 2], "forfeited": [False] * 2}
+    for idx, faults in enumerate(
+        [
+            [{"seat": 0, "kind": "timeout", "detail": "t"}],
+            [
+                {"seat": 1, "kind": "stale_reply", "detail": "s"},
+                {"seat": 0, "kind": "illegal", "detail": "i"},
+            ],
+        ]
+    ):
+        ledger.record(
+            Record(
+                idx=idx,
+                game_id=f"g{idx}",
+                unit=idx,
+                deal=idx,
+                rotation=0,
+                seed=idx,
+                **seats,
+                faults=faults,
+                latency_mean=[None] * 2,
+                latency_max=[None] * 2,
+                decisions=5,
+                log_path="x",
+                finished="now",
+            )
+        )
+    ledger.close()
+    # As an earlier referee wrote it: no notices column, stale replies among the faults.
+    with sqlite3.connect(db) as old:
+        old.execute("ALTER TABLE games DROP COLUMN notices")
+    kinds = [[(f["seat"], f["kind"]) for f in r.faults] for r in ledger_records(tmp_path)]
+    assert kinds == [[(0, "timeout")], [(0, "illegal")]]
+    assert [r.notices for r in ledger_records(tmp_path)] == [
+        [],
+        [{"seat": 1, "kind": "stale_reply", "detail": "s"}],
+    ]
+    standings = compute(["a", "b"], ledger_records(tmp_path))
+    assert {b.name: (b.faults, b.notices) for b in standings.bots} == {
+        "a": ({"timeout": 1, "illegal": 1}, {}),
+        "b": ({}, {"stale_reply": 1}),
+    }
+
+
 # ---------------------------------------------------------------- faults and processes
 
 
@@ -573,7 +628,9 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     token = new_token()
     bots = [
         sample("greedy", "greedy_bot.py", token),
-        first("first", token),
+        # Plays move 0, each time after a reply to a request that is not open: stale
+        # replies are ignored, so it is a good bot, with notices and no fault.
+        misbehaving("stale", "wrong_id.py", token),
         misbehaving("illegal", "illegal.py", token),
         misbehaving("crasher", "crash_midgame.py", token),
         misbehaving("deadborn", "crash_before_ready.py", token),
@@ -591,8 +648,14 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     by = {b.name: b for b in standings.bots}
     assert all(b.games == 10 for b in standings.bots)
     # The good bots: no fault, no forfeit.
-    for name in ("greedy", "first"):
+    for name in ("greedy", "stale"):
         assert by[name].faults == {} and by[name].forfeits == 0, by[name]
+    # Each stale reply is a notice of its game, one before every decision "stale" made.
+    stale = [n for r in records for n in r.notices]
+    assert stale and all(r.seats[n["seat"]] == "stale" for r in records for n in r.notices)
+    assert {n["kind"] for n in stale} == {"stale_reply"}
+    assert by["stale"].notices == {"stale_reply": len(stale)}
+    assert all(b.notices == {} for b in standings.bots if b.name != "stale")
     # Each fault recorded in a game is counted once for the bot in that seat.
     counted: dict[str, Counter[str]] = {b.name: Counter() for b in standings.bots}
     for r in records:
@@ -614,7 +677,7 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     assert (by["silent"].faults, by["silent"].forfeits) == ({"timeout": 10}, 10)
     assert (by["crasher"].faults, by["crasher"].forfeits) == ({"crash": 10}, 10)
     # The misbehaving bots rank below the good ones.
-    assert {b.name for b in standings.bots[:2]} == {"greedy", "first"}
+    assert {b.name for b in standings.bots[:2]} == {"greedy", "stale"}
     md = (config.out / "standings.md").read_text()
     assert "startup_failure 10" in md
 

@@ -39,6 +39,7 @@ def rec(
     unit: int = 0,
     forfeited: list[bool] | None = None,
     faults: list[dict[str, Any]] | None = None,
+    notices: list[dict[str, Any]] | None = None,
     lat_mean: list[float | None] | None = None,
     lat_max: list[float | None] | None = None,
 ) -> Record:
@@ -60,6 +61,7 @@ def rec(
         decisions=10 * (idx + 1),
         log_path=f"logs/g{idx + 1:05d}.jsonl",
         finished="2026-01-01T00:00:00+00:00",
+        notices=notices or [],
     )
 
 
@@ -91,10 +93,8 @@ def hand_records() -> list[Record]:
             [3, 1, 2],
             unit=1,
             forfeited=[True, False, False],
-            faults=[
-                {"seat": 0, "kind": "illegal", "detail": "x"},
-                {"seat": 1, "kind": "stale_reply", "detail": "y"},
-            ],
+            faults=[{"seat": 0, "kind": "illegal", "detail": "x"}],
+            notices=[{"seat": 1, "kind": "stale_reply", "detail": "y"}],
         ),
     ]
 
@@ -154,8 +154,10 @@ def test_head_to_head_by_hand() -> None:
 def test_faults_forfeits_and_latencies_by_hand() -> None:
     bots = by_name(compute(NAMES, hand_records()))
     assert bots["a"].faults == {"timeout": 1, "illegal": 1}
-    assert bots["b"].faults == {"stale_reply": 1}
-    assert bots["c"].faults == {}
+    # A stale reply is a notice, never a fault: b has no fault, and its notice is kept.
+    assert bots["b"].faults == {}
+    assert bots["b"].notices == {"stale_reply": 1}
+    assert bots["c"].faults == bots["c"].notices == bots["a"].notices == {}
     assert (bots["a"].forfeits, bots["b"].forfeits, bots["c"].forfeits) == (1, 0, 0)
     # The mean of the games' mean latencies, and the worst single one.
     assert (bots["a"].latency_mean, bots["a"].latency_worst) == (1.0, 9.0)
@@ -238,6 +240,8 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     assert a["wins"] == 1.5 and a["points"] == 70 and a["mean_points"] == 17.5
     assert a["avg_rank"] == 1.75 and a["ci95"] == round(T1 * 15, 4)
     assert a["faults"] == {"timeout": 1, "illegal": 1} and a["forfeits"] == 1
+    b = next(b for b in data["bots"] if b["name"] == "b")
+    assert b["faults"] == {} and b["notices"] == {"stale_reply": 1}
     assert data["head_to_head"]["b"]["c"] == [3, 4]
 
     text = (tmp_path / "standings.csv").read_bytes().decode()

@@ -8,6 +8,7 @@ the same rules, seed and moves always give the same game. No I/O, no clock.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from functools import lru_cache
 
 from .options import EngineSource, FirstPlayer, FirstTurn, Rules, SatisfyOrder
@@ -253,9 +254,17 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     return plays, False
 
 
-def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
-    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied."""
+def _open_plays(
+    state: State, seat: int, table: _Table, only: Tile | None, followed: int = -1
+) -> list[Move]:
+    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied.
+
+    `followed` is the train of the double `seat` is following up, open to it
+    whatever its marker (002: the second tile "can be ... placed on the double").
+    """
     lines = _available(state, seat, table)
+    if followed >= 0 and followed not in lines:
+        insort(lines, followed)
     mex = table.mexican
     if state.rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
         lines.remove(mex)
@@ -266,12 +275,18 @@ def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> li
 
 def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
     """Plays after a double: on the swan's own double, one's own train in a first
-    train or the fast phase, else anywhere open (not bound by open doubles)."""
+    train or the fast phase, else anywhere open (not bound by open doubles) and
+    on the double just played, even on a train that is not public (a play there
+    may have taken its marker down: `any_play_clears_marker`)."""
     if state.lock >= 0:
         return _plays_on(state, seat, [state.lock], only)
     if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
         return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only)
-    return _open_plays(state, seat, table, only)
+    # In a follow-up the double just played is the last open one: a double is
+    # appended when played, and none can be played on an open double (its tile
+    # is unique). `explain` asks outside a follow-up too.
+    followed = state.open_doubles[-1] if state.ctx is Ctx.FOLLOW else -1
+    return _open_plays(state, seat, table, only, followed)
 
 
 def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:

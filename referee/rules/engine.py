@@ -132,6 +132,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.drawn = None
     state.lock = -1
     state.swan_pos = -1
+    state.own_doubles = ()
     state.first_pending = (rules.first_turn is FirstTurn.LONG,) * n
     state.turn_first = rules.first_turn is FirstTurn.LONG
     state.penalty_due = False
@@ -388,6 +389,7 @@ def _play(state: State, move: Move) -> State:
     index = move.train
     assert tile is not None and index is not None  # guaranteed by the legal list
     new = state.copy()
+    double = tile.is_double
 
     hand = state.hands[seat]
     rest = tuple(t for t in hand if t != tile)
@@ -403,18 +405,24 @@ def _play(state: State, move: Move) -> State:
             # The satisfied double opens two more directions from its sides.
             trains.append(Train(line.owner, (), line.end, index))
             trains.append(Train(line.owner, (), line.end, index))
-    if tile.is_double:
+    if double:
         doubles = (*doubles, index)
     new.trains = tuple(trains)
     new.open_doubles = doubles
     count = list(state.table_count)
     count[tile.hi] += 1
-    if not tile.is_double:
+    if not double:
         count[tile.lo] += 1
     new.table_count = tuple(count)
     new.drawn = None
 
     own = table.group_of[seat]
+    if double and line.owner == own and rules.unfinished_own_double_marks:
+        ctx = state.ctx
+        if ctx is not Ctx.BUILD and ctx is not Ctx.BUILD_FOLLOW:
+            # 004: left unfinished at the end of this turn, it makes the train public.
+            # The fast phase is exempt: there turns are ignored (004's Fast Game).
+            new.own_doubles = (*state.own_doubles, index)
     if line.owner == own or (rules.any_play_clears_marker and line.owner != MEXICAN):
         members = table.members[line.owner]
         if any(state.markers[s] for s in members):
@@ -430,7 +438,7 @@ def _play(state: State, move: Move) -> State:
         return _went_out(new, seat)
 
     ctx = state.ctx
-    if tile.is_double:
+    if double:
         new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
         if ctx is Ctx.SWAN:
             new.lock = index  # a swan drive finishes its own double before going on
@@ -484,7 +492,14 @@ def _end_turn(state: State, marker: bool) -> State:
     rules = state.rules
     seat = state.to_move
     n = rules.players
-    if marker:
+    own_doubles = state.own_doubles
+    if own_doubles:
+        state.own_doubles = ()
+    if marker or (own_doubles and any(i in state.open_doubles for i in own_doubles)):
+        # A pass, or a double played this turn on the seat's own side's train and
+        # still unfinished (`unfinished_own_double_marks`, 004): the seat's marker
+        # goes up, as for any failure to play; with teams the side's train is
+        # public once the partner's marker is up too.
         markers = list(state.markers)
         markers[seat] = True
         state.markers = tuple(markers)

@@ -56,6 +56,7 @@ class RulesInfo(msgspec.Struct, kw_only=True):
     doubles_bind: bool = True
     satisfy_order: str = "any"
     any_play_clears_marker: bool = False
+    unfinished_own_double_marks: bool = True
     double_blank_score: int = 50
     teams: bool = False
     branching_doubles: bool = False

@@ -8,6 +8,7 @@ the same rules, seed and moves always give the same game. No I/O, no clock.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from functools import lru_cache
 
 from .options import EngineSource, FirstPlayer, FirstTurn, Rules, SatisfyOrder
@@ -131,6 +132,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.drawn = None
     state.lock = -1
     state.swan_pos = -1
+    state.own_doubles = ()
     state.first_pending = (rules.first_turn is FirstTurn.LONG,) * n
     state.turn_first = rules.first_turn is FirstTurn.LONG
     state.penalty_due = False
@@ -253,9 +255,17 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     return plays, False
 
 
-def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
-    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied."""
+def _open_plays(
+    state: State, seat: int, table: _Table, only: Tile | None, followed: int = -1
+) -> list[Move]:
+    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied.
+
+    `followed` is the train of the double `seat` is following up, open to it
+    whatever its marker (002: the second tile "can be ... placed on the double").
+    """
     lines = _available(state, seat, table)
+    if followed >= 0 and followed not in lines:
+        insort(lines, followed)
     mex = table.mexican
     if state.rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
         lines.remove(mex)
@@ -266,12 +276,18 @@ def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> li
 
 def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
     """Plays after a double: on the swan's own double, one's own train in a first
-    train or the fast phase, else anywhere open (not bound by open doubles)."""
+    train or the fast phase, else anywhere open (not bound by open doubles) and
+    on the double just played, even on a train that is not public (a play there
+    may have taken its marker down: `any_play_clears_marker`)."""
     if state.lock >= 0:
         return _plays_on(state, seat, [state.lock], only)
     if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
         return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only)
-    return _open_plays(state, seat, table, only)
+    # In a follow-up the double just played is the last open one: a double is
+    # appended when played, and none can be played on an open double (its tile
+    # is unique). `explain` asks outside a follow-up too.
+    followed = state.open_doubles[-1] if state.ctx is Ctx.FOLLOW else -1
+    return _open_plays(state, seat, table, only, followed)
 
 
 def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
@@ -373,6 +389,7 @@ def _play(state: State, move: Move) -> State:
     index = move.train
     assert tile is not None and index is not None  # guaranteed by the legal list
     new = state.copy()
+    double = tile.is_double
 
     hand = state.hands[seat]
     rest = tuple(t for t in hand if t != tile)
@@ -388,18 +405,24 @@ def _play(state: State, move: Move) -> State:
             # The satisfied double opens two more directions from its sides.
             trains.append(Train(line.owner, (), line.end, index))
             trains.append(Train(line.owner, (), line.end, index))
-    if tile.is_double:
+    if double:
         doubles = (*doubles, index)
     new.trains = tuple(trains)
     new.open_doubles = doubles
     count = list(state.table_count)
     count[tile.hi] += 1
-    if not tile.is_double:
+    if not double:
         count[tile.lo] += 1
     new.table_count = tuple(count)
     new.drawn = None
 
     own = table.group_of[seat]
+    if double and line.owner == own and rules.unfinished_own_double_marks:
+        ctx = state.ctx
+        if ctx is not Ctx.BUILD and ctx is not Ctx.BUILD_FOLLOW:
+            # 004: left unfinished at the end of this turn, it makes the train public.
+            # The fast phase is exempt: there turns are ignored (004's Fast Game).
+            new.own_doubles = (*state.own_doubles, index)
     if line.owner == own or (rules.any_play_clears_marker and line.owner != MEXICAN):
         members = table.members[line.owner]
         if any(state.markers[s] for s in members):
@@ -415,7 +438,7 @@ def _play(state: State, move: Move) -> State:
         return _went_out(new, seat)
 
     ctx = state.ctx
-    if tile.is_double:
+    if double:
         new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
         if ctx is Ctx.SWAN:
             new.lock = index  # a swan drive finishes its own double before going on
@@ -469,7 +492,14 @@ def _end_turn(state: State, marker: bool) -> State:
     rules = state.rules
     seat = state.to_move
     n = rules.players
-    if marker:
+    own_doubles = state.own_doubles
+    if own_doubles:
+        state.own_doubles = ()
+    if marker or (own_doubles and any(i in state.open_doubles for i in own_doubles)):
+        # A pass, or a double played this turn on the seat's own side's train and
+        # still unfinished (`unfinished_own_double_marks`, 004): the seat's marker
+        # goes up, as for any failure to play; with teams the side's train is
+        # public once the partner's marker is up too.
         markers = list(state.markers)
         markers[seat] = True
         state.markers = tuple(markers)

@@ -101,6 +101,7 @@ class Rules:
     doubles_bind: bool = True
     satisfy_order: SatisfyOrder = SatisfyOrder.ANY
     any_play_clears_marker: bool = False
+    unfinished_own_double_marks: bool = True
     double_blank_score: int = 50
     teams: bool = False
     branching_doubles: bool = False
@@ -244,7 +245,11 @@ def _coerce(name: str, current: object, value: object) -> object:
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
-    "masters": {"first_turn": FirstTurn.LONG, "first_turns_complete": True},
+    "masters": {
+        "first_turn": FirstTurn.LONG,
+        "first_turns_complete": True,
+        "unfinished_own_double_marks": False,
+    },
     "celko": {
         "hand_table": HandTable.CELKO,
         "first_turn": FirstTurn.LONG,
@@ -252,11 +257,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "announce_one_tile": True,
         "satisfy_order": SatisfyOrder.REVERSE,
         "any_play_clears_marker": True,
+        "unfinished_own_double_marks": False,
     },
     "private-trains": {
         "mexican_train": False,
         "hand_table": HandTable.DENOMINATION,
         "engine_source": EngineSource.CENTER,
+        "unfinished_own_double_marks": False,
         "first_player": FirstPlayer.HIGHEST_SINGLE,
         "draw_until_playable": True,
     },

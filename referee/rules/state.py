@@ -128,6 +128,7 @@ class State:
         "markers",
         "open_doubles",
         "outcome",
+        "own_doubles",
         "penalty_due",
         "results",
         "round_index",
@@ -160,6 +161,7 @@ class State:
     drawn: Tile | None
     lock: int
     swan_pos: int
+    own_doubles: tuple[int, ...]  # own-side trains the seat to move put a double on this turn
     table: Any  # the engine's per-rules lookup tables, shared by every state of a game
     first_pending: tuple[bool, ...]
     turn_first: bool
@@ -186,6 +188,7 @@ class State:
         new.markers = self.markers
         new.open_doubles = self.open_doubles
         new.outcome = self.outcome
+        new.own_doubles = self.own_doubles
         new.penalty_due = self.penalty_due
         new.results = self.results
         new.round_index = self.round_index

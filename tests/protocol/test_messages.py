@@ -32,10 +32,11 @@ def played_state(moves: int):
 
 RULES = rules_info(preset("standard"))
 TIME = m.TimeControl(startup_ms=5000, move_ms=800, bank_ms=20_000, increment_ms=100, grace_ms=40)
-# After 25 decisions seat 2 has just drawn, trains hold tiles, a double is open and a
-# marker is up: a turn request with every part of the view filled in.
+# After 27 decisions seat 3 has just drawn in the follow-up of its 4-4, trains hold
+# tiles, a double is open and markers are up: a turn request with every part of the
+# view filled in.
 TURN_START = turn_request(played_state(0), 1, 1000, 30_000)
-TURN_LATE = turn_request(played_state(25), 26, 800, 12_345)
+TURN_LATE = turn_request(played_state(27), 28, 800, 12_345)
 
 TO_BOT: list[m.Message] = [
     m.Hello(referee="mexican-train-referee 0.1.0", players=4, rules=RULES, time=TIME),
@@ -156,12 +157,12 @@ def test_tiles_are_two_number_arrays() -> None:
     assert reply["tile"] == [12, 3]
     turn = json.loads(encode(TURN_LATE))
     view = turn["view"]
-    assert view["drawn"] == [4, 4]
+    assert view["drawn"] == [8, 7]
     assert all(isinstance(t, list) and len(t) == 2 for t in view["hand"])
     assert view["hand"] == [list(t) for t in TURN_LATE.view.hand]
     laid = [t for train in view["trains"] for t in train["tiles"]]
     assert laid and all(isinstance(t, list) and len(t) == 2 for t in laid)
-    assert turn["legal"] == [{"action": "play", "tile": [4, 4], "train": 3}]
+    assert turn["legal"] == [{"action": "play", "tile": [8, 7], "train": 4}]
 
 
 def test_a_realistic_view_is_realistic() -> None:

@@ -29,7 +29,11 @@ from referee.rules import (
 SPEC = Path(__file__).resolve().parents[2] / "spec" / "RULES.md"
 
 # The presets table of spec/RULES.md, written out by hand.
-MASTERS: dict[str, Any] = {"first_turn": FirstTurn.LONG, "first_turns_complete": True}
+MASTERS: dict[str, Any] = {
+    "first_turn": FirstTurn.LONG,
+    "first_turns_complete": True,
+    "unfinished_own_double_marks": False,
+}
 CELKO: dict[str, Any] = {
     "hand_table": HandTable.CELKO,
     "first_turn": FirstTurn.LONG,
@@ -37,11 +41,13 @@ CELKO: dict[str, Any] = {
     "announce_one_tile": True,
     "satisfy_order": SatisfyOrder.REVERSE,
     "any_play_clears_marker": True,
+    "unfinished_own_double_marks": False,
 }
 PRIVATE: dict[str, Any] = {
     "mexican_train": False,
     "hand_table": HandTable.DENOMINATION,
     "engine_source": EngineSource.CENTER,
+    "unfinished_own_double_marks": False,
     "first_player": FirstPlayer.HIGHEST_SINGLE,
     "draw_until_playable": True,
 }
@@ -104,6 +110,7 @@ def test_defaults_are_the_spec_table() -> None:
         "doubles_bind": True,
         "satisfy_order": "any",
         "any_play_clears_marker": False,
+        "unfinished_own_double_marks": True,
         "double_blank_score": 50,
         "teams": False,
         "branching_doubles": False,

@@ -80,6 +80,8 @@ EXTRAS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("masters", {"mexican_train": False}),
     ("standard+branching-doubles", {"doubles_bind": False, "must_play": False}),
     ("celko", {"announce_penalty": 5, "double_blank_score": 0}),
+    ("standard+swan-drive", {"unfinished_own_double_marks": False}),
+    ("celko+teams+branching-doubles", {"unfinished_own_double_marks": True}),
 )
 # Player counts each set's standard hand table covers (spec/RULES.md, "Hand sizes").
 SET_PLAYERS = {6: range(2, 5), 9: range(2, 9), 12: range(2, 9), 15: range(2, 13), 18: range(2, 17)}

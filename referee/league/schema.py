@@ -673,7 +673,8 @@ def reference_markdown() -> str:
                 "Every option of spec/RULES.md (Options) may follow, with the type it has "
                 "there; an option left out keeps the preset's value: "
                 + ", ".join(f"`{o}`" for o in options)
-                + ". Not `players`: the players of each game are `table` in [league].",
+                + ". Not `players`: the players of each game are `table` in [league] "
+                "(so leave out the `players` line of what `referee rules NAME` prints).",
             ]
         lines.append("")
     top = [k for k in keys("") if k.name not in tables()]

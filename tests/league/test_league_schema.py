@@ -235,3 +235,11 @@ def test_every_key_is_documented() -> None:
                 continue
             assert key.description, f"{where}: no description in referee/league/schema.py"
             assert re.search(rf"\| `{re.escape(key.name)}` \|", league_md), f"{where}: undocumented"
+
+
+def test_the_server_limits_of_spec_protocol_md_are_the_defaults() -> None:
+    text = (SPEC / "PROTOCOL.md").read_text(encoding="utf-8")
+    for key in keys("server"):
+        row = re.search(rf"^\| `{key.name}` \| (\d+)", text, re.M)
+        assert row is not None, f"server.{key.name}: not in the limits table of spec/PROTOCOL.md"
+        assert row[1] == key.default, f"server.{key.name}: spec/PROTOCOL.md says {row[1]}"

@@ -243,9 +243,17 @@ def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, se
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write to a file."
 )
-def schema_cmd(output: str | None) -> None:
-    """Print the JSON Schema of every protocol message."""
-    from protocol.schema import schema_text
+@click.option(
+    "--league",
+    is_flag=True,
+    help="The schema of league files instead, for editors that check TOML (see README).",
+)
+def schema_cmd(output: str | None, league: bool) -> None:
+    """Print the JSON Schema of every protocol message, or with --league of a league file."""
+    if league:
+        from .league.schema import schema_text
+    else:
+        from protocol.schema import schema_text
 
     text = schema_text()
     if output is None:

@@ -41,7 +41,8 @@ from protocol import messages as m
 
 from .connection import BotGoneError, BotStalledError, Connection
 from .faults import FaultKind
-from .league.config import LeagueConfig, ServerLimits
+from .league.config import LeagueConfig
+from .league.schema import ServerLimits
 from .league.standings import Standings
 from .session import PING_S, StartupError, goodbye, handshake, ping
 

@@ -41,6 +41,7 @@ from .rules import (
     State,
     Tile,
     TrainView,
+    binding,
     view,
 )
 from .wire import STEP_NAMES, view_info
@@ -483,6 +484,7 @@ def state_record(state: State, seat: int | None) -> dict[str, Any]:
         "scores": list(b.scores),
         "boneyard": b.boneyard,
         "open_doubles": list(b.open_doubles),
+        "binding": list(binding(state)),  # what binds the seat to move, as in its view
         "step": STEP_NAMES[b.step],
         "to_move": b.to_move,
         "seat": None,

@@ -165,7 +165,8 @@ def text_rounds(text: str) -> dict[int, str]:
 
 TILE_PAIRS = {"tile", "drawn", "drew"}  # a tile
 TILE_LISTS = {"hand", "tiles"}  # a list of tiles
-NUMBERS = {"markers", "hand_counts", "scores", "open_doubles", "out", "values", "totals"}
+NUMBERS = {"markers", "hand_counts", "scores", "open_doubles", "binding", "out", "values"}
+NUMBERS |= {"totals"}
 NUMBERS |= {"ranks", "forfeited", "engine_draws"}
 
 

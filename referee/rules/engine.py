@@ -11,7 +11,16 @@ import random
 from bisect import insort
 from functools import lru_cache
 
-from .options import EngineSource, FirstPlayer, FirstTurn, Rules, SatisfyOrder
+from .options import (
+    BindDuration,
+    EngineSource,
+    FirstPlayer,
+    FirstTurn,
+    FollowUp,
+    OwnDoubleFollowUp,
+    Rules,
+    SatisfyOrder,
+)
 from .scoring import finish_round, outcome_of
 from .state import (
     DRAW,
@@ -56,6 +65,10 @@ class _Table:
                     order.append(g)
             orders.append(tuple(order))
         self.swan_order = tuple(orders)
+        self.next_turn = rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN
+        self.reverse = rules.satisfy_order is SatisfyOrder.REVERSE
+        self.on_double = rules.follow_up is FollowUp.ON_DOUBLE
+        self.own_optional = rules.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
 
 
 @lru_cache(maxsize=64)
@@ -128,6 +141,8 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.markers = (False,) * n
     state.table_count = tuple(count)
     state.open_doubles = ()
+    state.bind_now = ()
+    state.bind_next = ()
     state.to_move = starter
     state.drawn = None
     state.lock = -1
@@ -157,11 +172,13 @@ def _starter(
             # The holder of the highest-valued single tile; equal sums go to the higher end.
             singles = [(t.pips, t.hi, s) for s in range(n) for t in hands[s] if not t.is_double]
             return max(singles)[2] if singles else 0
-        # Later rounds: the lowest score of the last round leads; ties go to the first
-        # such seat clockwise after the last round's starter.
+        # Later rounds: the lowest round score of the last round leads (as scored: with
+        # teams the side's, shared by both partners; 003: "whoever has the fewest points
+        # leads the next round"); ties go to the first such seat clockwise after the last
+        # round's starter.
         last = results[-1]
         ring = [(last.starter + k) % n for k in range(1, n + 1)]
-        return min(ring, key=lambda s: (last.values[s] if s not in last.out else 0, ring.index(s)))
+        return min(ring, key=lambda s: (last.scores[s], ring.index(s)))
     if holder is not None:
         return (holder + 1) % n
     return (index + 1) % n  # engine in the centre: the lead passes round the table
@@ -189,11 +206,39 @@ def _is_public(state: State, group: int, table: _Table) -> bool:
     return all(markers[s] for s in table.members[group])
 
 
-def _live_doubles(state: State, table: _Table) -> list[int]:
+def _bound(state: State, table: _Table) -> list[int]:
+    """The open doubles that bind a fresh turn of the seat to move, in the order played.
+
+    Live ones only (a dead double binds nobody): all of them, or with `next-turn`
+    those the previous turn left open; with `reverse`, only the latest of those.
+    """
     full = table.full
     trains = state.trains
     count = state.table_count
-    return [i for i in state.open_doubles if count[trains[i].end] < full]
+    doubles = state.bind_now if table.next_turn else state.open_doubles
+    live = [i for i in doubles if count[trains[i].end] < full]
+    if table.reverse and len(live) > 1:
+        return live[-1:]
+    return live
+
+
+def binding(state: State) -> tuple[int, ...]:
+    """The trains whose open double binds the seat to move now, in the order played.
+
+    `legal_moves` confines a bound seat to these. Empty when doubles do not bind,
+    and outside the first decision of an ordinary turn: during a follow-up (one's
+    own double does not bind oneself), a long first train, the fast phase or a
+    swan drive. The decision after a draw is still the first one.
+    """
+    rules = state.rules
+    if (
+        not rules.doubles_bind
+        or state.ctx is not Ctx.START
+        or state.turn_first
+        or state.outcome is not None
+    ):
+        return ()
+    return tuple(_bound(state, state.table))
 
 
 def _available(state: State, seat: int, table: _Table) -> list[int]:
@@ -237,10 +282,9 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     if first:
         return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only), False
     if rules.doubles_bind and state.open_doubles:
-        live = _live_doubles(state, table)
-        if live:
-            lines = sorted(live) if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
-            return _plays_on(state, seat, lines, only), False
+        bound = _bound(state, table)
+        if bound:
+            return _plays_on(state, seat, sorted(bound), only), False
     plays = _open_plays(state, seat, table, only)
     if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles:
         if only is not None:
@@ -290,6 +334,27 @@ def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> 
     return _open_plays(state, seat, table, only, followed)
 
 
+def _followed(state: State) -> int:
+    """The train of the double a follow-up follows: the double laid last, so the last
+    open one (a draw in between changes nothing on the table)."""
+    return state.open_doubles[-1]
+
+
+def _optional_follow(state: State, seat: int, table: _Table) -> bool:
+    """With `own_double_follow_up = optional`: the double just laid is on the seat's
+    own side's train (a branch of it too), so the seat may end the turn instead."""
+    return table.own_optional and state.trains[_followed(state)].owner == table.group_of[seat]
+
+
+def _on_double_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
+    """`follow_up = on-double`: plays on the double being followed, except that a drawn
+    double may be laid wherever a follow-up may go (003's "possible exception")."""
+    if only is not None and only.is_double:
+        # Never playable on the followed double itself: that double is its only match.
+        return _follow_plays(state, seat, table, only)
+    return _plays_on(state, seat, [_followed(state)], only)
+
+
 def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
     """Trains the swan drive may take next: the next public train, or past a Mexican one."""
     order = table.swan_order[seat]
@@ -314,7 +379,14 @@ def _legal(state: State) -> tuple[Move, ...]:
     if ctx is Ctx.START:
         plays, optional = _start_plays(state, seat, drawn)
     elif ctx is Ctx.FOLLOW:
-        plays = _follow_plays(state, seat, table, drawn)
+        if table.own_optional and _optional_follow(state, seat, table):
+            # No obligation, and so no draw: follow anywhere the seat may play, or end.
+            plays = _follow_plays(state, seat, table, None)
+            return (*_announced(state, seat, plays), END)
+        if table.on_double:
+            plays = _on_double_plays(state, seat, table, drawn)
+        else:
+            plays = _follow_plays(state, seat, table, drawn)
     elif ctx is Ctx.SWAN:
         plays = _plays_on(state, seat, _swan_targets(state, seat, table), None)
         return (*_announced(state, seat, plays), END)
@@ -322,7 +394,12 @@ def _legal(state: State) -> tuple[Move, ...]:
         plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
         return (*_announced(state, seat, plays), END)
     else:  # BUILD_FOLLOW
-        plays = _follow_plays(state, seat, table, None)
+        if table.on_double:
+            plays = _on_double_plays(state, seat, table, None)
+        else:
+            plays = _follow_plays(state, seat, table, None)
+        if table.own_optional and _optional_follow(state, seat, table):
+            return (*_announced(state, seat, plays), END)
         return tuple(_announced(state, seat, plays)) if plays else (END,)
     moves = _announced(state, seat, plays)
     if drawn is None:
@@ -407,6 +484,13 @@ def _play(state: State, move: Move) -> State:
             trains.append(Train(line.owner, (), line.end, index))
     if double:
         doubles = (*doubles, index)
+    if table.next_turn:
+        now, laid = state.bind_now, state.bind_next
+        if satisfied and index in state.open_doubles:
+            now = tuple(i for i in now if i != index)
+            laid = tuple(i for i in laid if i != index)
+        new.bind_now = now
+        new.bind_next = (*laid, index) if tile.is_double else laid
     new.trains = tuple(trains)
     new.open_doubles = doubles
     count = list(state.table_count)
@@ -514,6 +598,10 @@ def _end_turn(state: State, marker: bool) -> State:
     state.drawn = None
     state.lock = -1
     state.swan_pos = -1
+    if state.table.next_turn:
+        # The doubles this turn left open bind the next turn, and no other.
+        state.bind_now = state.bind_next
+        state.bind_next = ()
 
     if state.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
         nxt = (seat + 1) % n
@@ -554,6 +642,8 @@ def _blocked(state: State) -> bool:
     """
     probe = state.copy()
     probe.markers = (True,) * state.rules.players
+    # A `next-turn` binding lapses after one turn, so it never stops a seat for good.
+    probe.bind_now = ()
     for seat in range(state.rules.players):
         if state.hands[seat] and _start_plays(probe, seat, None)[0]:
             return False

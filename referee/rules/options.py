@@ -65,6 +65,27 @@ class SatisfyOrder(enum.Enum):
     REVERSE = "reverse"  # the most recently played open double first (000's variation)
 
 
+class FollowUp(enum.Enum):
+    """Where the tile after a double may go."""
+
+    ANY = "any"  # anywhere the seat may play (000, 002, 004)
+    ON_DOUBLE = "on-double"  # on that double only (003: "a double and a corresponding tile")
+
+
+class OwnDoubleFollowUp(enum.Enum):
+    """Whether a double on one's own side's train must be followed."""
+
+    REQUIRED = "required"  # like any other double
+    OPTIONAL = "optional"  # 003: "they don't have the obligation to play an additional tile"
+
+
+class BindDuration(enum.Enum):
+    """How long an open double binds the table (with `doubles_bind`)."""
+
+    UNTIL_SATISFIED = "until-satisfied"  # every turn until someone plays on it (003 Optional)
+    NEXT_TURN = "next-turn"  # only the turn after the one it was left open in (003 main text)
+
+
 # Hand sizes by set and player count, for the STANDARD table. Double-12 is from
 # 000 and 004; the other sets keep a boneyard of at least about 15% of the set.
 _STANDARD_HANDS: dict[int, dict[int, int]] = {
@@ -100,6 +121,9 @@ class Rules:
     draw_until_playable: bool = False
     doubles_bind: bool = True
     satisfy_order: SatisfyOrder = SatisfyOrder.ANY
+    follow_up: FollowUp = FollowUp.ANY
+    own_double_follow_up: OwnDoubleFollowUp = OwnDoubleFollowUp.REQUIRED
+    bind_duration: BindDuration = BindDuration.UNTIL_SATISFIED
     any_play_clears_marker: bool = False
     unfinished_own_double_marks: bool = True
     double_blank_score: int = 50
@@ -265,7 +289,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "engine_source": EngineSource.CENTER,
         "unfinished_own_double_marks": False,
         "first_player": FirstPlayer.HIGHEST_SINGLE,
-        "draw_until_playable": True,
+        "follow_up": FollowUp.ON_DOUBLE,
+        "own_double_follow_up": OwnDoubleFollowUp.OPTIONAL,
+        "bind_duration": BindDuration.NEXT_TURN,
     },
 }
 
@@ -283,6 +309,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
     "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
     "announce": {"announce_one_tile": True},
+    # 003's Optional Rule: "all other plays are suspended ... until the double has been
+    # played upon"; a no-op where the preset already binds until satisfied.
+    "optional-rule": {"bind_duration": BindDuration.UNTIL_SATISFIED},
 }
 
 

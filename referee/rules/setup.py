@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from .engine import _deal, _table
-from .options import FirstTurn, Rules, RulesError
+from .options import BindDuration, FirstTurn, Rules, RulesError
 from .state import Ctx, RoundResult, State, Train
 from .tiles import Tile, full_set, tile
 
@@ -47,7 +47,8 @@ def position(
     tiles named nowhere are out of play (handy for end-game positions). `markers` are
     the seats whose marker is up. `first_turns` gives every seat its first-turn
     privilege (long first trains, the fast phase). Open doubles are the trains that
-    end in a double, in train order.
+    end in a double, in train order; with `bind_duration = "next-turn"` they count as
+    left open by the previous turn, so they bind `to_move`.
     """
     n = rules.players
     if len(hands) != n:
@@ -100,6 +101,8 @@ def position(
     state.trains = tuple(lines)
     state.table_count = tuple(count)
     state.open_doubles = tuple(doubles)
+    if rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN:
+        state.bind_now = tuple(doubles)
     marked = set(markers)
     state.markers = tuple(s in marked for s in range(n))
     state.to_move = to_move

@@ -115,6 +115,8 @@ class State:
 
     __slots__ = (
         "_legal",
+        "bind_next",
+        "bind_now",
         "boneyard",
         "ctx",
         "drawn",
@@ -156,6 +158,11 @@ class State:
     markers: tuple[bool, ...]
     table_count: tuple[int, ...]
     open_doubles: tuple[int, ...]
+    # With bind_duration = "next-turn" only (else both empty): the open doubles left open
+    # by the previous turn, which bind this turn, and those laid in this turn, which will
+    # bind the next. A satisfied double leaves both.
+    bind_now: tuple[int, ...]
+    bind_next: tuple[int, ...]
     to_move: int
     ctx: Ctx
     drawn: Tile | None
@@ -175,6 +182,8 @@ class State:
         """A shallow copy for the engine to change before handing it out."""
         new = State.__new__(State)
         new._legal = None
+        new.bind_next = self.bind_next
+        new.bind_now = self.bind_now
         new.boneyard = self.boneyard
         new.ctx = self.ctx
         new.drawn = self.drawn

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import msgspec
 import pytest
@@ -18,7 +19,7 @@ from protocol import (
     encode,
 )
 from protocol import messages as m
-from referee.rules import apply, legal_moves, new_game, preset
+from referee.rules import apply, legal_moves, new_game, play, position, preset
 from referee.wire import rules_info, turn_request
 
 
@@ -173,6 +174,24 @@ def test_a_realistic_view_is_realistic() -> None:
     assert view.open_doubles and any(view.markers)
 
 
+def test_binding_is_on_the_wire() -> None:
+    # The late turn is seat 2's own follow-up: its double is open and binds nobody.
+    late = json.loads(encode(TURN_LATE))["view"]
+    assert late["step"] == "follow" and late["open_doubles"] == [4] and late["binding"] == []
+    # Seat 0 left 5-5 open on its train: seat 1's turn request names the train that binds it.
+    hands = [[(5, 5), (12, 3), (9, 1)], [(5, 1), (12, 9)], [(3, 2)], [(11, 0)]]
+    state = position(preset("standard"), hands, trains={0: [(12, 5)]}, boneyard=[(10, 10)])
+    state = apply(apply(state, play(5, 5, 0)), play(12, 3, 4))
+    view = json.loads(encode(turn_request(state, 3, 1000, 30_000)))["view"]
+    assert view["open_doubles"] == [0] and view["binding"] == [0]
+    # A bot written before `binding` decodes the view as before, and the field is optional.
+    assert json.loads(encode(TURN_START))["view"]["binding"] == []
+    line = encode(TURN_LATE).decode().replace(',"binding":[]', "")
+    assert '"binding"' not in line
+    turn = decode_to_bot(line)
+    assert isinstance(turn, m.Turn) and turn.view.binding == []
+
+
 @pytest.mark.parametrize("turn", [TURN_START, TURN_LATE], ids=["start", "late"])
 def test_the_only_id_key_in_a_turn_is_the_request_id(turn: m.Turn) -> None:
     text = encode(turn).decode()
@@ -203,9 +222,16 @@ def test_move_spec_omits_defaults() -> None:
 
 def every_field(kind: type[msgspec.Struct]) -> st.SearchStrategy[msgspec.Struct]:
     """Instances of `kind` with every field drawn (hypothesis would pass a default
-    factory object itself for a field like `branches: list[int] = []`)."""
+    factory object itself for a field like `branches: list[int] = []`), nested
+    structs too (`Turn.view` has `binding: list[int] = []`)."""
     fields = msgspec.structs.fields(kind)
-    return st.builds(kind, **{f.name: st.from_type(f.type) for f in fields})
+    return st.builds(kind, **{f.name: _field_strategy(f.type) for f in fields})
+
+
+def _field_strategy(kind: Any) -> st.SearchStrategy[Any]:
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        return every_field(kind)
+    return st.from_type(kind)
 
 
 @pytest.mark.parametrize("kind", m.TO_BOT_TYPES + m.FROM_BOT_TYPES, ids=lambda t: t.__name__)

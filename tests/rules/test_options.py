@@ -14,10 +14,13 @@ from referee.rules import (
     OPTION_NAMES,
     PRESETS,
     VARIANTS,
+    BindDuration,
     EngineSource,
     FirstPlayer,
     FirstTurn,
+    FollowUp,
     HandTable,
+    OwnDoubleFollowUp,
     RoundOrder,
     Rules,
     RulesError,
@@ -49,7 +52,9 @@ PRIVATE: dict[str, Any] = {
     "engine_source": EngineSource.CENTER,
     "unfinished_own_double_marks": False,
     "first_player": FirstPlayer.HIGHEST_SINGLE,
-    "draw_until_playable": True,
+    "follow_up": FollowUp.ON_DOUBLE,
+    "own_double_follow_up": OwnDoubleFollowUp.OPTIONAL,
+    "bind_duration": BindDuration.NEXT_TURN,
 }
 EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -64,6 +69,7 @@ EXPECTED_VARIANTS: dict[str, dict[str, Any]] = {
     "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
     "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
     "announce": {"announce_one_tile": True},
+    "optional-rule": {"bind_duration": BindDuration.UNTIL_SATISFIED},
 }
 
 # The standard hand table of spec/RULES.md: set -> {players: tiles}.
@@ -109,6 +115,9 @@ def test_defaults_are_the_spec_table() -> None:
         "draw_until_playable": False,
         "doubles_bind": True,
         "satisfy_order": "any",
+        "follow_up": "any",
+        "own_double_follow_up": "required",
+        "bind_duration": "until-satisfied",
         "any_play_clears_marker": False,
         "unfinished_own_double_marks": True,
         "double_blank_score": 50,
@@ -196,6 +205,14 @@ def test_spaces_around_the_name_are_ignored() -> None:
         ({"rounds": "single"}, {"rounds": RoundOrder.SINGLE}),
         ({"hand_table": "denomination"}, {"hand_table": HandTable.DENOMINATION}),
         ({"satisfy_order": "reverse"}, {"satisfy_order": SatisfyOrder.REVERSE}),
+        ({"follow_up": "on-double"}, {"follow_up": FollowUp.ON_DOUBLE}),
+        ({"follow_up": "on_double"}, {"follow_up": FollowUp.ON_DOUBLE}),
+        (
+            {"own_double_follow_up": "optional"},
+            {"own_double_follow_up": OwnDoubleFollowUp.OPTIONAL},
+        ),
+        ({"bind_duration": "next-turn"}, {"bind_duration": BindDuration.NEXT_TURN}),
+        ({"bind-duration": "until-satisfied"}, {}),
         ({"double_blank_score": "0"}, {"double_blank_score": 0}),
         ({"announce_penalty": 3}, {"announce_penalty": 3}),
     ],

@@ -28,7 +28,7 @@ from referee.rules import (
     view,
 )
 
-from ._helpers import assert_views_private, run
+from ._helpers import assert_views_private, pass_to_round_end, run
 
 # ---------------------------------------------------------------- helpers
 
@@ -444,11 +444,7 @@ def test_private_trains_first_player_ignores_doubles_and_breaks_ties_by_higher_e
 
 def _blocked_round(hands: list[list[tuple[int, int]]], to_move: int) -> State:
     rules = preset("private-trains", players=3)
-    s = position(rules, hands, boneyard=[], to_move=to_move)
-    while s.round_index == 0:
-        assert legal_moves(s) == (PASS,)
-        s = apply(s, PASS)
-    return s
+    return pass_to_round_end(position(rules, hands, boneyard=[], to_move=to_move))
 
 
 def test_private_trains_later_round_starts_with_the_lowest_previous_score() -> None:
@@ -477,9 +473,14 @@ def test_private_trains_seat_that_went_out_starts_the_next_round() -> None:
     assert s.round_index == 1 and s.starter == s.to_move == 1
 
 
-def test_private_trains_draws_until_playable() -> None:
+# `draw_until_playable` is in no preset since issue 14 (003 draws once a turn: see
+# tests/rules/test_seed_decisions.py); it is shown here on private-trains' table.
+DRAW_UNTIL = preset("private-trains", draw_until_playable=True)
+
+
+def test_draw_until_playable_draws_until_a_tile_plays() -> None:
     boneyard = [(1, 0), (2, 0), (12, 3), (4, 0)]
-    s = position(PRIVATE, [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
+    s = position(DRAW_UNTIL, [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
     assert legal_moves(s) == (DRAW,)
     s = apply(s, DRAW)
     assert s.drawn == tile(1, 0) and legal_moves(s) == (DRAW,)
@@ -492,9 +493,9 @@ def test_private_trains_draws_until_playable() -> None:
     assert s.hands[0] == (tile(1, 0), tile(2, 0), tile(5, 4))
 
 
-def test_private_trains_draw_until_playable_stops_at_an_empty_boneyard() -> None:
+def test_draw_until_playable_stops_at_an_empty_boneyard() -> None:
     boneyard = [(1, 0), (2, 0)]
-    s = position(PRIVATE, [[(5, 4)], [(12, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
+    s = position(DRAW_UNTIL, [[(5, 4)], [(12, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
     s = run(s, DRAW, DRAW)
     assert s.boneyard == () and legal_moves(s) == (PASS,)
     s = apply(s, PASS)
@@ -502,11 +503,11 @@ def test_private_trains_draw_until_playable_stops_at_an_empty_boneyard() -> None
 
 
 def test_private_trains_drawn_tile_may_fit_a_public_train() -> None:
-    boneyard = [(1, 0), (8, 2), (12, 0)]
+    boneyard = [(8, 2), (12, 0)]
     trains = {2: [(12, 8)]}
     hands = [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]]
     s = position(PRIVATE, hands, boneyard=boneyard, trains=trains, markers=[2])
-    s = run(s, DRAW, DRAW)
+    s = apply(s, DRAW)
     assert s.drawn == tile(8, 2) and legal_moves(s) == (play(8, 2, 2),)
 
 

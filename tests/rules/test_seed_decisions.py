@@ -1,8 +1,8 @@
-"""Scenario tests for the readings of the seeds taken in issue 14 (spec/RULES.md, **Decision**).
+"""Hand-dealt scenarios for the readings of the seeds decided in issue 14.
 
-Hand-dealt positions, four seats, double-12, round 0: the engine is 12. Seat s's
-train is train s; with a Mexican train it is train 4. Boneyards are given
-explicitly, in draw order.
+Each test shows one **Decision** of spec/RULES.md that ties a preset to a sentence
+of its seed (../shared/seeds/). Round 0 on double-12: the engine is 12. Boneyards
+are given explicitly, in draw order.
 """
 
 from __future__ import annotations
@@ -11,30 +11,39 @@ import pytest
 
 from referee.rules import (
     DRAW,
+    END,
     PASS,
+    BindDuration,
+    Ctx,
+    FollowUp,
     IllegalMoveError,
+    OwnDoubleFollowUp,
+    RoundEnd,
     Rules,
     State,
     apply,
+    binding,
     legal_moves,
     play,
     position,
     preset,
+    tile,
     view,
 )
 
-from ._helpers import run
-
-# ----------------------------------------------------------------
-# doubles on marked and own trains (002, 004)
+from ._helpers import pass_to_round_end, run
 
 MEX = 4
 
 
-def _rejected(state: State, move: object) -> str:
+def rejected(state: State, move: object) -> str:
     with pytest.raises(IllegalMoveError) as info:
         apply(state, move)
     return str(info.value)
+
+
+# ----------------------------------------------------------------
+# doubles on marked and own trains (002, 004)
 
 
 def _double_on_marked_train(rules: Rules) -> State:
@@ -61,7 +70,7 @@ def test_follow_up_on_own_double_on_marked_train(rules: Rules) -> None:
     assert after.to_move == 0
     assert legal_moves(after) == (play(5, 2, 1), play(11, 4, MEX))
     # Only the followed double's train is opened: seat 2's private train stays shut.
-    assert _rejected(after, play(6, 3, 2)) == "seat 2's train is not open to seat 0"
+    assert rejected(after, play(6, 3, 2)) == "seat 2's train is not open to seat 0"
     done = apply(after, play(5, 2, 1))
     assert done.open_doubles == ()
     assert done.trains[1].end == 2
@@ -172,3 +181,239 @@ def test_unfinished_own_double_option_off(name: str) -> None:
     seat1 = not rules.any_play_clears_marker
     assert state.markers == (False, seat1, False, False)
     assert view(state, 2).trains[0].public is False
+
+
+# ---------------------------------------------------------------- private-trains (003)
+
+# Four seats, no Mexican train: seat s's train is train s, and nothing else is on
+# the table. `private-trains` sets follow_up = "on-double",
+# own_double_follow_up = "optional" and bind_duration = "next-turn".
+PRIVATE = preset("private-trains")
+OPTIONAL_RULE = preset("private-trains+optional-rule")
+
+
+def test_private_trains_draws_once_per_turn() -> None:
+    # 003: "he or she must continue to draw one domino each time it is his or her turn".
+    assert PRIVATE.draw_until_playable is False
+    hands = [[(5, 4)], [(12, 1), (1, 0)], [(12, 2), (2, 0)], [(12, 6), (6, 0)]]
+    s = position(PRIVATE, hands, boneyard=[(1, 1), (12, 3), (9, 8)])
+    assert legal_moves(s) == (DRAW,)
+    s = apply(s, DRAW)
+    # The drawn 1-1 fits nowhere: one draw a turn, then the marker, not another draw.
+    assert s.drawn == tile(1, 1) and legal_moves(s) == (PASS,)
+    s = apply(s, PASS)
+    assert s.to_move == 1 and s.markers == (True, False, False, False)
+    assert len(s.boneyard) == 2
+    s = run(s, play(12, 1, 1), play(12, 2, 2), play(12, 6, 3))
+    # Its next turn: one more draw, and this one plays.
+    assert s.to_move == 0 and legal_moves(s) == (DRAW,)
+    s = apply(s, DRAW)
+    assert s.drawn == tile(12, 3) and legal_moves(s) == (play(12, 3, 0),)
+    s = apply(s, play(12, 3, 0))
+    assert s.to_move == 1 and s.markers == (False, False, False, False)
+    assert s.boneyard == (tile(9, 8),)
+
+
+def on_a_public_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),), extra=None) -> State:
+    """Seat 0 to move; seat 1's train 12-5 is public (marker up); seat 0 holds 5-5."""
+    trains = {1: [(12, 5)], **(extra or {})}
+    others = [[(11, 0)], [(10, 0)], [(8, 0)]]
+    markers = [1, *(extra or {})]
+    return position(rules, [seat0, *others], trains=trains, markers=markers, boneyard=boneyard)
+
+
+def test_private_trains_follow_up_goes_on_the_double() -> None:
+    # 003: "Playing a double and a corresponding tile to that double is the only way to
+    # play two tiles in one turn".
+    assert PRIVATE.follow_up is FollowUp.ON_DOUBLE
+    s = on_a_public_double([(5, 5), (5, 2), (12, 3)])
+    assert legal_moves(s) == (play(12, 3, 0), play(5, 2, 1), play(5, 5, 1))
+    s = apply(s, play(5, 5, 1))
+    assert s.ctx is Ctx.FOLLOW and s.to_move == 0
+    assert legal_moves(s) == (play(5, 2, 1),)  # not 12-3 on its own train
+    expected = "the tile after a double goes on that double, on seat 1's train"
+    assert rejected(s, play(12, 3, 0)) == expected
+    done = apply(s, play(5, 2, 1))
+    assert done.to_move == 1 and done.open_doubles == ()
+    assert done.trains[1].tiles == (tile(12, 5), tile(5, 5), tile(5, 2))
+    # The default, `any` (000, 002, 004), lets the same follow-up go anywhere.
+    anywhere = preset("private-trains", follow_up="any")
+    s = apply(on_a_public_double([(5, 5), (5, 2), (12, 3)], rules=anywhere), play(5, 5, 1))
+    assert legal_moves(s) == (play(12, 3, 0), play(5, 2, 1))
+
+
+def test_private_trains_unable_to_follow_ends_turn() -> None:
+    # 003: "If the players are still unable to play upon the doubles they have laid down,
+    # they cannot lay any additional tiles down on any open trains, even if there is an
+    # available play."
+    s = on_a_public_double([(5, 5), (12, 3), (9, 1)], boneyard=[(12, 8), (9, 8)])
+    s = apply(s, play(5, 5, 1))
+    assert legal_moves(s) == (DRAW,)  # 12-3 would fit its own train: not now
+    s = apply(s, DRAW)
+    assert s.drawn == tile(12, 8) and legal_moves(s) == (PASS,)  # it fits train 0 only
+    s = apply(s, PASS)
+    # 003 is silent on the marker; like every other seed, it goes up.
+    assert s.to_move == 1 and s.markers == (True, True, False, False)
+    assert s.open_doubles == (1,) and binding(s) == (1,)
+
+
+def test_private_trains_drawn_double_may_be_laid() -> None:
+    # 003: "if the player obtains another double that is valid, he or she may lay that
+    # down; however, he or she must follow that double up as well".
+    extra = {2: [(12, 7)]}  # seat 2's train, public too, ends 7
+    boneyard = [(7, 7), (12, 4), (7, 4), (9, 8)]
+    s = on_a_public_double([(5, 5), (12, 3)], boneyard=boneyard, extra=extra)
+    s = run(s, play(5, 5, 1), DRAW)
+    assert s.drawn == tile(7, 7) and legal_moves(s) == (play(7, 7, 2),)
+    s = apply(s, play(7, 7, 2))
+    assert s.ctx is Ctx.FOLLOW and s.open_doubles == (1, 2)
+    # Followed on-double in turn: 12-3 on its own train is not a follow-up of 7-7.
+    assert legal_moves(s) == (DRAW,)
+    s = apply(s, DRAW)
+    assert s.drawn == tile(12, 4) and legal_moves(s) == (PASS,)
+    s = apply(s, PASS)
+    assert s.to_move == 1 and s.open_doubles == (1, 2) and s.markers[0]
+    # Now the same with a 7 to follow with: the drawn double is followed, then the turn ends.
+    s = on_a_public_double([(5, 5), (12, 3), (7, 1)], boneyard=boneyard, extra=extra)
+    s = run(s, play(5, 5, 1), DRAW, play(7, 7, 2))
+    assert legal_moves(s) == (play(7, 1, 2),)
+    s = apply(s, play(7, 1, 2))
+    assert s.to_move == 1 and s.open_doubles == (1,) and not s.markers[0]
+    # A drawn single that fits only elsewhere is no exception.
+    s = on_a_public_double([(5, 5), (1, 0)], boneyard=[(7, 3), (9, 8)], extra=extra)
+    s = run(s, play(5, 5, 1), DRAW)
+    assert s.drawn == tile(7, 3) and legal_moves(s) == (PASS,)
+
+
+def own_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),)) -> State:
+    """Seat 0 to move, its train 12-5; seat 2's train 12-9 is public."""
+    others = [[(11, 0), (12, 1)], [(10, 0), (12, 2)], [(8, 0), (12, 6)]]
+    trains = {0: [(12, 5)], 2: [(12, 9)]}
+    return position(rules, [seat0, *others], trains=trains, markers=[2], boneyard=boneyard)
+
+
+def test_private_trains_own_double_follow_up_optional() -> None:
+    # 003: "If players place doubles on their own trains, then they don't have the
+    # obligation to play an additional tile. Instead, players can place a tile on
+    # Mexican train" (the preset has none: any other train it may play on).
+    assert PRIVATE.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
+    s = apply(own_double([(5, 5), (5, 2), (9, 1)]), play(5, 5, 0))
+    assert s.ctx is Ctx.FOLLOW
+    assert legal_moves(s) == (play(5, 2, 0), play(9, 1, 2), END)
+    ended = apply(s, END)
+    assert ended.to_move == 1 and ended.markers == (False, False, True, False)
+    assert ended.open_doubles == (0,)
+    elsewhere = apply(s, play(9, 1, 2))
+    assert elsewhere.to_move == 1 and elsewhere.open_doubles == (0,)
+    on_it = apply(s, play(5, 2, 0))
+    assert on_it.to_move == 1 and on_it.open_doubles == ()
+    # Nothing to follow with: it may end the turn, and it does not draw.
+    s = apply(own_double([(5, 5), (3, 1)]), play(5, 5, 0))
+    assert legal_moves(s) == (END,)
+    assert apply(s, END).markers == (False, False, True, False)
+    expected = "a double on one's own train need not be followed: play on or end the turn"
+    assert rejected(s, DRAW) == expected
+    # With "required" the same double must be followed, drawing if need be.
+    required = preset("private-trains", own_double_follow_up="required")
+    s = apply(own_double([(5, 5), (3, 1)], rules=required), play(5, 5, 0))
+    assert legal_moves(s) == (DRAW,)
+
+
+def test_private_trains_double_binds_next_turn_only() -> None:
+    # 003: "The next player now has the obligation to satisfy that double."
+    assert PRIVATE.bind_duration is BindDuration.NEXT_TURN
+    s = run(own_double([(5, 5), (9, 1)], boneyard=[(9, 8), (4, 3)]), play(5, 5, 0), END)
+    # Seat 1 is bound: its 12-1 would start its own train, but it holds no 5.
+    assert s.to_move == 1 and binding(s) == (0,)
+    assert legal_moves(s) == (DRAW,)
+    expected = "the open double 5-5 on seat 0's train must be satisfied first"
+    assert rejected(s, play(12, 1, 1)) == expected
+    s = apply(s, DRAW)
+    assert legal_moves(s) == (PASS,)  # 9-8 satisfies nothing
+    s = apply(s, PASS)
+    assert s.markers == (False, True, True, False)
+    # Seat 2: the double is an ordinary open end now, still open, binding nobody.
+    assert s.to_move == 2 and s.open_doubles == (0,) and binding(s) == ()
+    assert view(s, 2).open_doubles == (0,) and view(s, 2).binding == ()
+    assert legal_moves(s) == (play(12, 2, 1),)
+    s = run(s, play(12, 2, 1), play(12, 6, 3))
+    # Seat 0's own turn: free as well, so it need not play on its own double.
+    assert s.to_move == 0 and binding(s) == ()
+    assert legal_moves(s) == (play(9, 1, 2),)
+
+
+def test_optional_rule_double_binds_until_satisfied() -> None:
+    # 003, Optional Rule: "all other plays are suspended for all players ... until the
+    # double has been played upon successfully."
+    assert OPTIONAL_RULE.bind_duration is BindDuration.UNTIL_SATISFIED
+    start = own_double([(5, 5), (1, 0)], rules=OPTIONAL_RULE, boneyard=[(9, 8), (4, 3), (5, 4)])
+    s = run(start, play(5, 5, 0), END, DRAW, PASS)
+    # Seat 2 is bound in turn: its 12-2 waits, and it draws.
+    assert s.to_move == 2 and binding(s) == (0,)
+    assert legal_moves(s) == (DRAW,)
+    s = run(s, DRAW, PASS)
+    assert s.to_move == 3 and binding(s) == (0,)
+    s = apply(s, DRAW)
+    # Seat 3 draws 5-4 and satisfies the double on seat 0's private train.
+    assert legal_moves(s) == (play(5, 4, 0),)
+    s = apply(s, play(5, 4, 0))
+    assert s.open_doubles == () and s.to_move == 0 and binding(s) == ()
+    assert preset("standard+optional-rule") == preset("standard")
+
+
+def _blocked_teams_round(to_move: int) -> State:
+    rules = preset("private-trains+teams")
+    # Nothing holds a 12: every seat passes. Hand values 1, 5, 11, 6: seat 0 holds the
+    # least, but its side (seats 0 and 2) scores 12 against 11 for seats 1 and 3.
+    hands = [[(1, 0)], [(3, 2)], [(6, 5)], [(4, 2)]]
+    return pass_to_round_end(position(rules, hands, boneyard=[], to_move=to_move))
+
+
+def test_private_trains_teams_lowest_side_starts() -> None:
+    # 003: "whoever has the fewest points leads the next round": points as scored, so
+    # with teams the side's score, shared by both partners.
+    s = _blocked_teams_round(to_move=0)
+    result = s.results[0]
+    assert result.end is RoundEnd.BLOCKED
+    assert result.values == (1, 5, 11, 6) and result.scores == (12, 11, 12, 11)
+    assert s.round_index == 1 and s.starter == s.to_move == 1
+    # Partners tie: the first of them clockwise after the last round's starter.
+    s = _blocked_teams_round(to_move=2)
+    assert s.starter == s.to_move == 3
+
+
+# ---------------------------------------------------------------- which doubles bind now
+
+
+def test_binding_lists_only_doubles_that_bind_now() -> None:
+    # `open_doubles` is every live open double; `binding` only what confines the seat
+    # to move now, and only in that seat's view.
+    standard = preset("standard")
+    hands = [[(5, 5), (12, 3), (9, 1)], [(5, 1), (12, 9)], [(3, 2)], [(11, 0)]]
+    s = position(standard, hands, trains={0: [(12, 5)]}, boneyard=[(10, 10)])
+    s = apply(s, play(5, 5, 0))
+    # Its own follow-up: the double is open, and binds nobody.
+    assert view(s, 0).open_doubles == (0,) and view(s, 0).binding == () == binding(s)
+    s = apply(s, play(12, 3, 4))
+    assert binding(s) == (0,) and view(s, 1).binding == (0,)
+    assert view(s, 0).binding == () and view(s, 0).open_doubles == (0,)
+    assert {m.train for m in legal_moves(s)} == {0}
+    # With `reverse`, only the double to satisfy first; both stay open doubles.
+    celko = preset("celko")
+    hands = [[(5, 1), (8, 3), (2, 0)], [(2, 2)], [(3, 3)], [(4, 4)]]
+    trains = {0: [(12, 5), (5, 5)], 4: [(12, 8), (8, 8)]}
+    s = position(celko, hands, trains=trains, boneyard=[(1, 1)])
+    assert s.open_doubles == (0, 4)  # position() opens them in train order
+    assert binding(s) == (4,) and view(s, 0).open_doubles == (0, 4)
+    assert legal_moves(s) == (play(8, 3, 4),)
+    # A dead double is in neither: all seven tiles with a 1 are on the table.
+    six = preset("standard", max_pip=6, players=2)
+    trains = {
+        0: [(6, 1), (1, 1)],
+        1: [(6, 4), (4, 1), (1, 0)],
+        2: [(6, 5), (5, 1), (1, 3), (3, 2), (2, 1)],
+    }
+    s = position(six, [[(2, 0)], [(6, 3)]], trains=trains, markers=[1], boneyard=[])
+    assert s.open_doubles == (0,)
+    assert view(s, 0).open_doubles == () and binding(s) == ()
+    assert legal_moves(s) == (play(2, 0, 1),)

@@ -175,9 +175,10 @@ def test_a_realistic_view_is_realistic() -> None:
 
 
 def test_binding_is_on_the_wire() -> None:
-    # The late turn is seat 2's own follow-up: its double is open and binds nobody.
+    # The late turn is seat 3's own follow-up of its 4-4 on train 2: the double is open
+    # and binds nobody.
     late = json.loads(encode(TURN_LATE))["view"]
-    assert late["step"] == "follow" and late["open_doubles"] == [4] and late["binding"] == []
+    assert late["step"] == "follow" and late["open_doubles"] == [2] and late["binding"] == []
     # Seat 0 left 5-5 open on its train: seat 1's turn request names the train that binds it.
     hands = [[(5, 5), (12, 3), (9, 1)], [(5, 1), (12, 9)], [(3, 2)], [(11, 0)]]
     state = position(preset("standard"), hands, trains={0: [(12, 5)]}, boneyard=[(10, 10)])

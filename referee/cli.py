@@ -19,6 +19,8 @@ from . import selfplay as selfplay_mod
 from .rules import PRESET_SOURCES, PRESETS, VARIANTS, RulesError, preset, to_toml
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .league.cluster import Cluster
     from .league.config import LeagueConfig
     from .league.standings import Standings
@@ -132,12 +134,14 @@ def load_league(
 
     from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, load_config
+    from .outputs import OutputError, ready_folder
 
     try:
         config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
         if cluster is not None:
             check_target(cluster)
-    except (ConfigError, ClusterError) as exc:
+        ready_folder(config.out, "--out" if out else "league.out")
+    except (ConfigError, ClusterError, OutputError) as exc:
         fail(str(exc))
     if config.sandbox_note is not None:
         bare = [b.name for b in config.bots if not b.tcp and b.spec.sandbox == "none"]
@@ -191,6 +195,40 @@ def parse_sets(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def resume_command(out: Path) -> str:
+    """The command line that resumes this league: the command's arguments and every
+    option that was given, as click parsed them, with `--out` set to the folder used
+    and `--resume` added; quoted for a POSIX shell."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    words = ["referee", ctx.command.name or ""]
+    options: list[str] = []
+    for param in ctx.command.params:
+        if param.name not in ctx.params:
+            continue  # not a value of the command (--help)
+        value = ctx.params[param.name]
+        if isinstance(param, click.Argument):
+            words += [str(v) for v in value] if param.multiple else [str(value)]
+            continue
+        given = ctx.get_parameter_source(param.name)
+        if param.name in ("out", "resume") or given not in (
+            ParameterSource.COMMANDLINE,
+            ParameterSource.ENVIRONMENT,
+        ):
+            continue
+        flag = max(param.opts, key=len)  # the long name: --jobs, not -j
+        if isinstance(param, click.Option) and param.is_flag:
+            if value:
+                options.append(flag)
+            elif param.secondary_opts:
+                options.append(max(param.secondary_opts, key=len))
+            continue
+        for one in value if param.multiple else [value]:
+            options += [flag, str(one)]
+    return shlex.join([*words, "--out", str(out), "--resume", *options])
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="mexican-train-referee")
 def main() -> None:
@@ -229,6 +267,10 @@ def rules_cmd(name: str | None, sets: tuple[str, ...]) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
 def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, seed: int) -> None:
     """Play one game between in-process random players and print the scores by round."""
+    from .match import seed_problem
+
+    if (problem := seed_problem(seed)) is not None:
+        fail(f"--seed {problem}")
     overrides: dict[str, object] = dict(parse_sets(sets))
     if players is not None:
         overrides["players"] = players
@@ -240,9 +282,7 @@ def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, se
 
 
 @main.command("schema")
-@click.option(
-    "--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write to a file."
-)
+@click.option("--output", "-o", metavar="FILE", default=None, help="Write to a file.")
 @click.option(
     "--league",
     is_flag=True,
@@ -422,20 +462,20 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
 @click.option(
     "--log",
     "log_file",
-    type=click.Path(dir_okay=False),
+    metavar="FILE",
     default=None,
     help="Write the game log to this file.",
 )
 @click.option(
     "--log-dir",
-    type=click.Path(file_okay=False),
+    metavar="DIRECTORY",
     default=".",
     show_default=True,
     help="Folder for the game log (named after the game).",
 )
 @click.option(
     "--stderr-dir",
-    type=click.Path(file_okay=False),
+    metavar="DIRECTORY",
     default=None,
     help="Keep each bot's stderr here (default: the log folder).",
 )
@@ -562,7 +602,7 @@ def play_cmd(
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    metavar="DIRECTORY",
     default=None,
     help="Output folder (default: league.out of the file).",
 )
@@ -587,14 +627,12 @@ def league_cmd(
     from .league.config import default_jobs
     from .league.ledger import LedgerError
     from .league.run import print_standings, run_league
+    from .outputs import OutputError
 
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
-    resume_cmd = shlex.join(
-        ["referee", "league", config_file, "--out", str(config.out), "--resume"]
-        + (["--cluster", cluster] if cluster else [])
-    )
+    resume_cmd = resume_command(config.out)
 
     used: list[Cluster] = []
 
@@ -614,7 +652,7 @@ def league_cmd(
 
     try:
         standings = run_trio(league)
-    except (LedgerError, ClusterError) as exc:
+    except (LedgerError, ClusterError, OutputError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo(
@@ -643,7 +681,7 @@ def league_cmd(
     "--port", type=click.IntRange(0, 65535), default=0, help="Port (default 0: a free one)."
 )
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games at once.")
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="Output folder.")
+@click.option("--out", metavar="DIRECTORY", default=None, help="Output folder.")
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
 @cluster_option
 @quiet_option
@@ -672,6 +710,7 @@ def serve_cmd(
     from .league.config import default_jobs
     from .league.ledger import LedgerError
     from .league.run import print_standings
+    from .outputs import OutputError
     from .server import serve_league
 
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
@@ -709,10 +748,14 @@ def serve_cmd(
         standings = run_trio(run)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror}")
-    except (LedgerError, ClusterError) as exc:
+    except (LedgerError, ClusterError, OutputError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        click.echo("referee: interrupted; games in progress were abandoned (not scored)", err=True)
+        click.echo(
+            "referee: interrupted; games in progress were abandoned (not scored). "
+            f"Resume with: {resume_command(config.out)}",
+            err=True,
+        )
         sys.exit(130)
     print_standings(console, standings, f"{config.name}: {standings.games} games")
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
@@ -806,7 +849,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
 @click.option(
     "--html",
     "html_file",
-    type=click.Path(dir_okay=False),
+    metavar="FILE",
     default=None,
     help="Write a self-contained HTML replay to this file.",
 )
@@ -857,6 +900,13 @@ def replay_cmd(
     picked = seat is not None or round_number is not None or move is not None
     if picked and not outputs:
         show = True
+    if html_file is not None:
+        from .outputs import OutputError, ready_file
+
+        try:
+            ready_file(Path(html_file), "--html")  # before the work of verifying and rendering
+        except OutputError as exc:
+            fail(str(exc))
     try:
         log = read_log(Path(log_file), allow_redacted=True)
     except LogError as exc:

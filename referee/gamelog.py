@@ -417,26 +417,36 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     deals: list[RoundStartLine] = []
     deal_lines: dict[int, int] = {}
     footer_line = 0
-    for number, text in enumerate(raw.split(b"\n"), start=1):
+    texts = raw.split(b"\n")
+    for number, text in enumerate(texts, start=1):
         if not text.strip():
             continue
         try:
             line = _decoder.decode(text)
         except msgspec.ValidationError as exc:
-            if header is None and b'"format"' in text:
-                raise LogError(
-                    f"{path}:{number}: not a game log of format {LOG_FORMAT}: {exc}"
-                ) from None
+            if header is None:
+                why = _not_a_header(number, text, exc)
+                raise LogError(f"{path}: not a game log ({why})") from None
             raise LogError(f"{path}:{number}: {exc}") from None
         except msgspec.DecodeError as exc:
-            if header is not None and number == len(raw.split(b"\n")):
+            last = number == len(texts)  # no newline after it: the writer stopped in it
+            if header is not None and last:
                 break  # a last line cut short by a crash: the log is incomplete
             if header is None:
-                raise LogError(f"{path}:{number}: not a game log (not JSON: {exc})") from None
+                why = (
+                    "is cut short before the end of the header"
+                    if last and "truncated" in str(exc)
+                    else f"is not JSON: {exc}"
+                )
+                raise LogError(f"{path}: not a game log (line {number} {why})") from None
             raise LogError(f"{path}:{number}: not JSON: {exc}") from None
         if header is None:
             if not isinstance(line, Header):
-                raise LogError(f"{path}:{number}: a game log starts with its header")
+                raise LogError(
+                    f"{path}: not a game log (line {number} is a "
+                    f"{type(line).__struct_config__.tag} line; "
+                    "a game log starts with its header)"
+                )
             if line.format != LOG_FORMAT:
                 raise LogError(
                     f"{path}:{number}: log format {line.format}; this referee reads {LOG_FORMAT}"
@@ -462,7 +472,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         else:
             raise LogError(f"{path}:{number}: a second header")
     if header is None:
-        raise LogError(f"{path}: empty file, not a game log")
+        raise LogError(f"{path}: not a game log (the file is empty)")
     return GameLog(
         path=str(path),
         header=header,
@@ -475,6 +485,23 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         deals=deals,
         deal_lines=deal_lines,
     )
+
+
+def _not_a_header(number: int, text: bytes, exc: msgspec.ValidationError) -> str:
+    """Why line `number`, refused by the log's decoder, cannot begin a log, said from
+    what the line is: the decoder stops at the first byte that cannot begin an object,
+    so it calls a TOML table (`[league]`) "an array" although it is not even JSON."""
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        return f"line {number} is not JSON: {error}"
+    if not isinstance(value, dict):
+        kinds = {list: "array", str: "string", bool: "boolean", type(None): "null"}
+        kind = kinds.get(type(value), "number")
+        return f"line {number} is a JSON {kind}, not an object"
+    if value.get("type") == "header":
+        return f"line {number} is not a header of format {LOG_FORMAT}: {exc}"
+    return f"line {number} is not a log header: {exc}"
 
 
 def move_of_spec(spec: m.MoveSpec) -> Move:

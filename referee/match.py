@@ -152,6 +152,17 @@ def new_game_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
+def seed_problem(seed: int) -> str | None:
+    """Why `seed` cannot be a game seed (out of 0 to 2**128-1), or None.
+
+    The engine would take any integer, but a log is named after its seed
+    (`game--1.jsonl` reads badly, and `game-7-2.jsonl` is the second log of seed 7)
+    and every seed the referee draws lies in this range."""
+    if 0 <= seed < 1 << SEED_BITS:
+        return None
+    return f"{seed} is out of range: a seed is a whole number from 0 to 2**{SEED_BITS}-1"
+
+
 def auto_move(state: State) -> Move:
     """The move made for a forfeited seat: draw or pass when possible, else the first move."""
     legal = legal_moves(state)

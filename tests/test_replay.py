@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from referee.replay_text import Selection, show, steps
 from referee.rules import Rules, Tile, apply, legal_moves, new_game, preset
 
 TILE = re.compile(r"\[(\d+)\|(\d+)\]")
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def seat_log_of(path: Path, seat: int) -> Path:
@@ -287,13 +290,19 @@ def test_a_truncated_log_is_incomplete_but_verifies(game: Path, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("hello world\n", "not a game log (not JSON"),
-        ('{"type":"header","format":2}\n', "not a game log of format 1"),
+        ("hello world\n", "line 1 is not JSON: "),
+        ('{"type":"header","format":2}\n', "line 1 is not a header of format 1: "),
         (
             '{"type":"decision","n":1,"round":0,"seat":0,"request":1,"move":{"action":"draw"}}\n',
-            "a game log starts with its header",
+            "line 1 is a decision line; a game log starts with its header)",
         ),
-        ("", "empty file, not a game log"),
+        ("", "the file is empty)"),
+        ("\n\n", "the file is empty)"),
+        ('[league]\nname = "demo"\n', "line 1 is not JSON: "),  # a league file
+        ("[1, 2]\n", "line 1 is a JSON array, not an object)"),
+        ('"text"\n', "line 1 is a JSON string, not an object)"),
+        ('{"name": "x"}\n', "line 1 is not a log header: "),
+        ('{"type":"header","format":1,"game":"g', "line 1 is cut short before the end of the"),
     ],
 )
 def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: str, expected: str) -> None:
@@ -303,8 +312,20 @@ def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: str, expected
         result = run(str(path), *extra)
         assert result.exit_code == 2, result.output
         assert result.stdout == ""
-        assert result.stderr.startswith("referee: error: ") and result.stderr.count("\n") == 1
-        assert expected in result.stderr, result.stderr
+        assert result.stderr.startswith(f"referee: error: {path}: not a game log (")
+        assert result.stderr.count("\n") == 1 and expected in result.stderr, result.stderr
+
+
+def test_real_files_that_are_not_logs_say_so(game: Path, tmp_path: Path) -> None:
+    # What a newcomer may give by mistake: the league file, a program, a log cut in the
+    # middle of its first line (a referee killed as the game began).
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(game.read_bytes().split(b"\n")[0][:100])
+    for path in (ROOT / "examples" / "league.toml", Path(sys.executable), cut):
+        result = run(str(path))
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"referee: error: {path}: not a game log (line ")
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 def test_a_header_of_an_unknown_format_is_refused(game: Path, tmp_path: Path) -> None:
@@ -513,7 +534,16 @@ def test_html_writes_a_file(game: Path, tmp_path: Path) -> None:
 
 
 def test_html_to_an_unwritable_place_is_one_line(game: Path, tmp_path: Path) -> None:
-    result = run(str(game), "--html", str(tmp_path / "no" / "such" / "dir.html"))
-    assert result.exit_code == 2
-    assert result.stderr.startswith("referee: error: cannot write ")
-    assert result.stderr.count("\n") == 1
+    (tmp_path / "afile").write_text("")
+    for target, why in (
+        (tmp_path / "afile" / "g.html", f"{tmp_path / 'afile'} is a file, not a folder"),
+        (tmp_path, "it is a folder, not a file"),
+    ):
+        result = run(str(game), "--html", str(target))
+        assert result.exit_code == 2
+        assert result.stdout == ""
+        assert result.stderr == f"referee: error: --html {target}: cannot write there: {why}\n"
+    # Folders on the way are made, as for every output place.
+    result = run(str(game), "--html", str(tmp_path / "new" / "g.html"))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "new" / "g.html").stat().st_size > 0

@@ -26,6 +26,7 @@ from .. import lag
 from ..faults import Fault, FaultKind
 from ..gamelog import LogBot, LogWriter, make_header
 from ..match import Decision, Fanout, Game, Recorder, Seat
+from ..outputs import ready_folder
 from ..rules import State
 from ..server import BotServer
 from .config import LeagueConfig
@@ -193,8 +194,8 @@ async def run_league(
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
-    logs.mkdir(parents=True, exist_ok=True)
-    stderr_dir.mkdir(parents=True, exist_ok=True)
+    ready_folder(logs, "the logs folder")  # OutputError: a file where it should be, say
+    ready_folder(stderr_dir, "the stderr folder")
     ledger = Ledger(out / "league.db")
     try:
         ledger.claim(config.fingerprint(), resume)

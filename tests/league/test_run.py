@@ -457,7 +457,8 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     stderr = (tmp_path / "cut.err").read_text()
     assert returncode == 130, stderr
     assert left == []
-    resume_line = f"referee league {path} --out {out} --resume"
+    # Every option given is kept (--jobs above all), so the resumed league runs as this one.
+    resume_line = f"referee league {path} --out {out} --resume --jobs 2"
     assert stderr.rstrip().endswith(f"Resume with: {resume_line}"), stderr
     assert "interrupted" in stderr
 
@@ -515,7 +516,10 @@ def test_the_printed_resume_command_survives_spaces_in_paths(tmp_path: Path) -> 
     token = new_token()
     path, _, marks = gated_league(tmp_path, token, folder="my league")
     out = tmp_path / "league results"
-    process = start_cli(["league", str(path), "--out", str(out), "--jobs", "2"], tmp_path, "cut")
+    # Short and long names, a flag, a choice: the command is rebuilt from what click
+    # parsed, with each option's long name.
+    options = ["-j", "2", "--sandbox", "none", "-q"]
+    process = start_cli(["league", str(path), "--out", str(out), *options], tmp_path, "cut")
     try:
         poll(lambda: len(list(marks.iterdir())) >= 1, 60, "a blocked game")
         process.send_signal(signal.SIGINT)
@@ -526,7 +530,10 @@ def test_the_printed_resume_command_survives_spaces_in_paths(tmp_path: Path) -> 
     stderr = (tmp_path / "cut.err").read_text()
     assert returncode == 130, stderr
     printed = stderr.rsplit("Resume with: ", 1)[1].strip()
-    assert shlex.split(printed) == ["referee", "league", str(path), "--out", str(out), "--resume"]
+    assert shlex.split(printed) == [
+        *("referee", "league", str(path), "--out", str(out), "--resume"),
+        *("--sandbox", "none", "--jobs", "2", "--quiet"),
+    ]
 
 
 def test_the_command_line_refuses_a_finished_ledger_without_resume_or_a_changed_league(
@@ -617,6 +624,40 @@ def test_a_ledger_from_before_notices_moves_its_stale_replies_out_of_faults(
         "a": ({"timeout": 1, "illegal": 1}, {}),
         "b": ({}, {"stale_reply": 1}),
     }
+
+
+@pytest.mark.parametrize(
+    ("command", "out", "named"),
+    [
+        ("league", "{file}/results", "--out {file}/results: cannot write there: {file} is a file"),
+        ("league", "{file}", "--out {file}: cannot write there: {file} is a file, not a folder"),
+        ("league", None, "league.out {file}/x: cannot write there: {file} is a file"),
+        ("league", "{out}", "the logs folder {out}/logs: cannot write there: {out}/logs is a"),
+        ("serve", "{file}/results", "--out {file}/results: cannot write there: {file} is a file"),
+        ("league", "{locked}/results", "--out {locked}/results: cannot write there: Permission"),
+    ],
+    ids=["under-a-file", "a-file", "league.out", "logs-a-file", "serve", "read-only"],
+)
+def test_an_output_folder_that_cannot_be_written_is_one_line(
+    command: str, out: str | None, named: str, tmp_path: Path
+) -> None:
+    if "locked" in named and os.geteuid() == 0:
+        pytest.skip("root writes in a read-only folder")
+    token = new_token()
+    places = {"file": tmp_path / "afile", "out": tmp_path / "out", "locked": tmp_path / "locked"}
+    places["file"].write_text("")
+    places["out"].mkdir()
+    (places["out"] / "logs").write_text("")  # a file where the league's logs go
+    places["locked"].mkdir(mode=0o555)
+    path = write_league(tmp_path / "league", standard_bots(token), out=str(places["file"] / "x"))
+    given = ["--out", out.format(**places)] if out else []
+    result = CliRunner().invoke(main, [command, str(path), *given, "-q"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith("referee: error: ") and result.stderr.count("\n") == 1
+    assert named.format(**places) in result.stderr, result.stderr
+    assert not (places["out"] / "league.db").exists()
+    assert processes_with(token) == []
 
 
 # ---------------------------------------------------------------- faults and processes

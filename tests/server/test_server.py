@@ -496,7 +496,7 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     lines = out.splitlines()
     for n in (1, 2):
         assert any(line.startswith(f"Finished game {n} of 2 (") for line in lines), out
-        assert f"tcp-test: after {n} games" in lines
+        assert f"tcp-test: after {n} games" in [line.strip() for line in lines]  # centred
     for text in (out, err, *said):
         assert TOKEN_C not in text and TOKEN_D not in text
     assert len(games(config)) == 2 and faults(config) == []

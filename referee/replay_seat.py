@@ -38,6 +38,7 @@ from .rules import (
     Ctx,
     RoundEnd,
     RoundResult,
+    SatisfyOrder,
     State,
     Tile,
     Train,
@@ -333,8 +334,9 @@ class _Follower:
     def turns(self, before: State, after: State, line: DecisionLine) -> None:
         """Keep what the engine knows of turns and the log does not say, as the engine
         does: whose first turn it is (long first trains), and with `bind_duration =
-        next-turn` which open doubles the next turn is bound to. `binding` in the
-        seat's view depends on both."""
+        next-turn` which open doubles the next turn is bound to, and with
+        `satisfy_order = last` which double carries the double marker. `binding` in
+        the seat's view depends on them."""
         rules = self.rules
         next_turn = rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN
         if next_turn and line.move.action == "play" and line.move.train is not None:
@@ -347,6 +349,12 @@ class _Follower:
             if after.trains[index].tiles[-1].is_double:
                 laid = (*laid, index)
             after.bind_now, after.bind_next = now, laid
+        if rules.satisfy_order is SatisfyOrder.LAST and line.move.action == "play":
+            index = line.move.train if line.move.train is not None else -1
+            if after.trains[index].tiles[-1].is_double:
+                after.marked_double = index
+            elif index == before.marked_double:
+                after.marked_double = -1  # played on: the double marker goes back
         if after.to_move == before.to_move:
             return  # the same turn goes on (a new seat to move always ends a turn)
         if next_turn:

@@ -67,6 +67,7 @@ class _Table:
         self.swan_order = tuple(orders)
         self.next_turn = rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN
         self.reverse = rules.satisfy_order is SatisfyOrder.REVERSE
+        self.last = rules.satisfy_order is SatisfyOrder.LAST
         self.on_double = rules.follow_up is FollowUp.ON_DOUBLE
         self.own_optional = rules.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
 
@@ -143,6 +144,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.open_doubles = ()
     state.bind_now = ()
     state.bind_next = ()
+    state.marked_double = -1
     state.to_move = starter
     state.drawn = None
     state.lock = -1
@@ -210,7 +212,8 @@ def _bound(state: State, table: _Table) -> list[int]:
     """The open doubles that bind a fresh turn of the seat to move, in the order played.
 
     Live ones only (a dead double binds nobody): all of them, or with `next-turn`
-    those the previous turn left open; with `reverse`, only the latest of those.
+    those the previous turn left open; with `reverse`, only the latest of those;
+    with `last`, only the last double played, and none once it is satisfied.
     """
     full = table.full
     trains = state.trains
@@ -219,6 +222,9 @@ def _bound(state: State, table: _Table) -> list[int]:
     live = [i for i in doubles if count[trains[i].end] < full]
     if table.reverse and len(live) > 1:
         return live[-1:]
+    if table.last:
+        marked = state.marked_double
+        return [marked] if marked in live else []
     return live
 
 
@@ -484,6 +490,13 @@ def _play(state: State, move: Move) -> State:
             trains.append(Train(line.owner, (), line.end, index))
     if double:
         doubles = (*doubles, index)
+    if table.last:
+        # 002: the double marker goes on the last double played, and back to the
+        # engine when that double is played on.
+        if double:
+            new.marked_double = index
+        elif satisfied and index == state.marked_double:
+            new.marked_double = -1
     if table.next_turn:
         now, laid = state.bind_now, state.bind_next
         if satisfied and index in state.open_doubles:

@@ -115,6 +115,8 @@ def _explain_play(state: State, move: Move) -> str:
             return (
                 f"open doubles are satisfied in reverse order: the {first} on {where} comes first"
             )
+        if rules.satisfy_order is SatisfyOrder.LAST and index in candidates:
+            return f"only the last double played binds: the {first} on {where}"
         return f"the open double {first} on {where} must be satisfied first"
     if index not in _available(state, seat, table):
         return f"{name} is private: it has no marker"

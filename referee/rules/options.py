@@ -63,6 +63,7 @@ class SatisfyOrder(enum.Enum):
 
     ANY = "any"
     REVERSE = "reverse"  # the most recently played open double first (000's variation)
+    LAST = "last"  # only the last double played binds, until satisfied (002's double marker)
 
 
 class FollowUp(enum.Enum):
@@ -279,7 +280,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "first_turn": FirstTurn.LONG,
         "mexican_start_restricted": True,
         "announce_one_tile": True,
-        "satisfy_order": SatisfyOrder.REVERSE,
+        "satisfy_order": SatisfyOrder.LAST,
         "any_play_clears_marker": True,
         "unfinished_own_double_marks": False,
     },

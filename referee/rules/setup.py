@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from .engine import _deal, _table
-from .options import BindDuration, FirstTurn, Rules, RulesError
+from .options import BindDuration, FirstTurn, Rules, RulesError, SatisfyOrder
 from .state import Ctx, RoundResult, State, Train
 from .tiles import Tile, full_set, tile
 
@@ -103,6 +103,8 @@ def position(
     state.open_doubles = tuple(doubles)
     if rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN:
         state.bind_now = tuple(doubles)
+    if rules.satisfy_order is SatisfyOrder.LAST and doubles:
+        state.marked_double = doubles[-1]  # the double marker is on the last one given
     marked = set(markers)
     state.markers = tuple(s in marked for s in range(n))
     state.to_move = to_move

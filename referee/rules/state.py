@@ -127,6 +127,7 @@ class State:
         "hands",
         "holder",
         "lock",
+        "marked_double",
         "markers",
         "open_doubles",
         "outcome",
@@ -163,6 +164,9 @@ class State:
     # bind the next. A satisfied double leaves both.
     bind_now: tuple[int, ...]
     bind_next: tuple[int, ...]
+    # With satisfy_order = "last" only (else -1): the train of the last double played
+    # while it is open (002's double marker); -1 once it is satisfied or before any.
+    marked_double: int
     to_move: int
     ctx: Ctx
     drawn: Tile | None
@@ -184,6 +188,7 @@ class State:
         new._legal = None
         new.bind_next = self.bind_next
         new.bind_now = self.bind_now
+        new.marked_double = self.marked_double
         new.boneyard = self.boneyard
         new.ctx = self.ctx
         new.drawn = self.drawn

@@ -42,7 +42,7 @@ CELKO: dict[str, Any] = {
     "first_turn": FirstTurn.LONG,
     "mexican_start_restricted": True,
     "announce_one_tile": True,
-    "satisfy_order": SatisfyOrder.REVERSE,
+    "satisfy_order": SatisfyOrder.LAST,
     "any_play_clears_marker": True,
     "unfinished_own_double_marks": False,
 }

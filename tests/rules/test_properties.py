@@ -94,6 +94,8 @@ EXTRAS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("celko+swan-drive", {"follow_up": "on-double", "bind_duration": "next-turn"}),
     ("standard+fast-first-turn", {"follow_up": "on-double", "own_double_follow_up": "optional"}),
     ("private-trains+branching-doubles", {"satisfy_order": "reverse"}),
+    ("standard+teams", {"satisfy_order": "last"}),
+    ("masters+swan-drive", {"satisfy_order": "last", "bind_duration": "next-turn"}),
 )
 # Player counts each set's standard hand table covers (spec/RULES.md, "Hand sizes").
 SET_PLAYERS = {6: range(2, 5), 9: range(2, 9), 12: range(2, 9), 15: range(2, 13), 18: range(2, 17)}

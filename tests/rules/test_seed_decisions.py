@@ -417,3 +417,44 @@ def test_binding_lists_only_doubles_that_bind_now() -> None:
     assert s.open_doubles == (0,)
     assert view(s, 0).open_doubles == () and binding(s) == ()
     assert legal_moves(s) == (play(2, 0, 1),)
+
+
+# ---------------------------------------------------------------- celko's double marker (002)
+
+
+def _celko_three_doubles(satisfy_order: str) -> State:
+    """002's example: seat 0 holds [1-1], [2-2], [3-3], [3-4] and [2-5].
+
+    Double-6, engine 6. Train 0 (seat 0's) ends 1, the Mexican train (4) ends 2, and
+    seat 2's train ends 3 with its marker up, so each double has a place to go.
+    """
+    rules = preset("celko", max_pip=6, players=4, satisfy_order=satisfy_order)
+    hands = [
+        [(1, 1), (2, 2), (3, 3), (3, 4), (2, 5), (0, 0)],
+        [(2, 0), (6, 0), (1, 0)],
+        [(4, 4)],
+        [(5, 5)],
+    ]
+    trains = {0: [(6, 1)], 2: [(6, 3)], MEX: [(6, 2)]}
+    state = position(rules, hands, trains=trains, markers=[2], boneyard=[(4, 1)])
+    # "He plays his [1-1], places the doubles marker, and gets another turn", and so on.
+    return run(state, play(1, 1, 0), play(2, 2, MEX), play(3, 3, 2))
+
+
+def test_celko_only_the_last_double_binds() -> None:
+    # "If he puts the [3-4] on the [3-3], which frees up the last double played, he has
+    # gotten off the train": the [1-1] and [2-2] stay open, and bind nobody.
+    state = apply(_celko_three_doubles("last"), play(3, 4, 2))
+    assert state.to_move == 1 and state.open_doubles == (0, MEX)
+    assert binding(state) == () and view(state, 1).binding == ()
+    assert legal_moves(state) == (play(6, 0, 1), play(2, 0, MEX))
+    # "If he decides to play the [2-6] on the [2-2] ..., then the next player is
+    # obligated to play on the [3-3] because it is still marked."
+    state = apply(_celko_three_doubles("last"), play(2, 5, MEX))
+    assert state.to_move == 1 and binding(state) == (2,)
+    assert legal_moves(state) == (DRAW,)
+    assert "3-3 on seat 2's train must be satisfied first" in rejected(state, play(6, 0, 1))
+    assert "only the last double played binds" in rejected(state, play(1, 0, 0))
+    # 000's variation (`reverse`) would pass the obligation on to the [2-2] instead.
+    state = apply(_celko_three_doubles("reverse"), play(3, 4, 2))
+    assert binding(state) == (MEX,) and legal_moves(state) == (play(2, 0, MEX),)

@@ -19,7 +19,7 @@ import click
 
 from protocol.messages import TimeControl
 
-from .cli import fail, run_trio
+from .commands.common import fail, run_trio
 from .consoles import output_console
 from .display import RoundPrinter, result_table, stderr_notes
 from .faults import Policy

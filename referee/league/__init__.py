@@ -1,7 +1,7 @@
 """Leagues: many games between many bots, scheduled fairly, recorded durably, ranked.
 
 `schema` types LEAGUE.toml, `config` reads and checks it, `schedule` lays out
-every game, `pool` keeps bot processes between games, `ledger` records finished
-games in SQLite, `standings` turns the ledger into tables, and `run` ties them
-together under trio.
+every game, `pool` keeps bot processes between games, `game` plays one scheduled
+game with them, `ledger` records finished games in SQLite, `standings` turns the
+ledger into tables, and `run` ties them together under trio.
 """

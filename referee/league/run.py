@@ -13,7 +13,6 @@ import dataclasses
 import json
 import logging
 import os
-import statistics
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -23,16 +22,12 @@ import trio
 from rich.console import Console
 
 from .. import lag
-from ..faults import Fault, FaultKind
-from ..gamelog import LogBot, LogWriter, make_header
-from ..match import Decision, Fanout, Game, Recorder, Seat
 from ..outputs import ready_folder
-from ..rules import State
-from ..server import BotServer
 from .config import LeagueConfig
+from .game import play_scheduled
 from .ledger import Ledger, Record
 from .output import head_table, natural_width, print_table, write_files
-from .pool import Bot, BotPool
+from .pool import BotPool, TcpBots
 from .progress import Display
 from .schedule import Scheduled, schedule
 from .standings import Standings, compute
@@ -44,126 +39,6 @@ if TYPE_CHECKING:  # Dask is imported only with --cluster
 log = logging.getLogger(__name__)
 
 
-class _Latencies(Recorder):
-    def __init__(self, seats: int) -> None:
-        self.by_seat: list[list[float]] = [[] for _ in range(seats)]
-
-    def decision(self, record: Decision, state: State) -> None:
-        if record.latency_ms is not None and not record.auto:
-            self.by_seat[record.seat].append(record.latency_ms)
-
-
-async def play_scheduled(
-    config: LeagueConfig,
-    game: Scheduled,
-    pool: BotPool,
-    logs: Path,
-    bot_seed_key: bytes,
-    used: list[Bot] | None = None,
-) -> Record:
-    """Play one scheduled game with pooled bots; its ledger record.
-
-    The processes the game had are added to `used`, if given."""
-    entries = {b.name: b for b in config.bots}
-    bots = [entries[name] for name in game.seats]
-    # The TCP seats first, all together: waiting for them may take another whole game,
-    # and a game that holds nothing while it waits blocks no other game.
-    tcp = [i for i, bot in enumerate(bots) if bot.tcp]
-    got: dict[int, tuple[Bot | None, str]] = {}
-    if tcp:
-        got.update(zip(tcp, await pool.acquire_tcp([bots[i] for i in tcp]), strict=True))
-    procs: list[Bot | None] = []
-    seats: list[Seat] = []
-    early: list[Fault] = []
-    for i, bot in enumerate(bots):
-        proc, why = got[i] if bot.tcp else await pool.acquire(bot, game.seed)
-        procs.append(proc)
-        if proc is not None and used is not None:
-            used.append(proc)
-        if proc is None:
-            seats.append(Seat(name=bot.name))
-            early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
-        else:
-            seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
-    header = make_header(
-        game=game.game_id,
-        rules=config.rules,
-        seed=game.seed,
-        bots=[LogBot(seat=i, name=b.name, command=b.spec.command) for i, b in enumerate(bots)],
-        time=config.time,
-        policy=config.policy.value,
-        max_faults=config.max_faults,
-        bot_seed_key=bot_seed_key,
-    )
-    log_path = logs / f"{game.game_id}.jsonl"
-    writer = LogWriter(log_path, header)
-    latencies = _Latencies(len(bots))
-    healthy = [p is not None for p in procs]
-
-    def forfeit(index: int) -> None:
-        healthy[index] = False
-
-    try:
-        for fault in early:
-            seats[fault.seat].faults.append(fault)
-            seats[fault.seat].forfeited = True
-        result = await Game(
-            seats,
-            config.rules,
-            game.seed,
-            game_id=game.game_id,
-            time=config.time,
-            policy=config.policy,
-            max_faults=config.max_faults,
-            recorder=Fanout(writer, latencies),
-            on_forfeit=forfeit,
-            bot_seed_key=bot_seed_key,
-        ).play()
-        await writer.finish_async(result)
-    finally:
-        writer.close()
-        with trio.CancelScope(shield=True):
-            for bot, proc, ok in zip(bots, procs, healthy, strict=True):
-                if proc is not None:
-                    await pool.release(bot, proc, ok and proc.returncode is None)
-    faults = [
-        {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
-        for seat_faults in result.faults
-        for f in seat_faults
-    ]
-    notices = [
-        {"seat": n.seat, "kind": n.kind.value, "detail": n.detail}
-        for seat_notices in result.notices
-        for n in seat_notices
-    ]
-    return Record(
-        idx=game.index,
-        game_id=game.game_id,
-        unit=game.unit,
-        deal=game.deal,
-        rotation=game.rotation,
-        seed=game.seed,
-        seats=list(game.seats),
-        scores=list(result.outcome.scores),
-        ranks=list(result.ranks),
-        forfeited=list(result.forfeited),
-        faults=faults,
-        latency_mean=[round(statistics.fmean(v), 3) if v else None for v in latencies.by_seat],
-        latency_max=[round(max(v), 3) if v else None for v in latencies.by_seat],
-        decisions=result.decisions,
-        log_path=str(log_path),
-        finished=writer_finished(),
-        notices=notices,
-    )
-
-
-def writer_finished() -> str:
-    """The time a game was recorded."""
-    from ..gamelog import now_iso
-
-    return now_iso()
-
-
 async def run_league(
     config: LeagueConfig,
     *,
@@ -173,7 +48,7 @@ async def run_league(
     quiet: bool = False,
     report_every: int = 0,
     on_record: Callable[[Record], None] | None = None,
-    server: BotServer | None = None,
+    server: TcpBots | None = None,
     cluster: Cluster | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.

@@ -6,8 +6,9 @@ Vocabulary after OpenSpiel: `new_game(rules, seed)`, `legal_moves(state)`,
 One decision is one atomic `Move`; a multi-tile turn is several in a row.
 """
 
-from .engine import IllegalMoveError, apply, binding, legal_moves, new_game
+from .engine import IllegalMoveError, apply, new_game
 from .explain import explain, train_name
+from .legal import binding, legal_moves
 from .options import (
     OPTION_NAMES,
     PRESET_SOURCES,

@@ -7,7 +7,7 @@ train and the rule at stake.
 
 from __future__ import annotations
 
-from .engine import (
+from .legal import (
     _available,
     _follow_plays,
     _followed,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .engine import _deal, _table
+from .engine import _deal
+from .legal import _table
 from .options import BindDuration, FirstTurn, Rules, RulesError, SatisfyOrder
 from .state import Ctx, RoundResult, State, Train
 from .tiles import Tile, full_set, tile

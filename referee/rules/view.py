@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import binding
+from .legal import binding
 from .options import Rules
 from .state import MEXICAN, Ctx, Outcome, RoundResult, State
 from .tiles import Tile
@@ -53,7 +53,7 @@ class View:
     # Every open double on the table that can still be satisfied (not dead), binding
     # anyone now or not, by train, in the order the doubles were played.
     open_doubles: tuple[int, ...]
-    # The trains whose double binds this seat now (`referee.rules.engine.binding`):
+    # The trains whose double binds this seat now (`referee.rules.legal.binding`):
     # empty unless it is this seat's turn and a double confines it.
     binding: tuple[int, ...]
     to_move: int

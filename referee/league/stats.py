@@ -62,7 +62,13 @@ def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with `df` degrees of freedom."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, not {df}")
-    tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t))  # P(T > |t|)
+    t2 = t * t
+    if t2 < df:
+        # Near the centre df / (df + t^2) rounds towards 1 and loses the digits that
+        # matter; the same probability from t^2 / (df + t^2) keeps them.
+        centre = 0.5 * incomplete_beta(0.5, df / 2.0, t2 / (df + t2))  # P(0 < T <= |t|)
+        return 0.5 + centre if t >= 0 else 0.5 - centre
+    tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t2))  # P(T > |t|)
     return 1.0 - tail if t >= 0 else tail
 
 

@@ -49,6 +49,10 @@ def explain(state: State, move: Move) -> str:
             return "the boneyard is empty"
         if state.ctx in (Ctx.CONTINUE, Ctx.SWAN, Ctx.BUILD, Ctx.BUILD_FOLLOW):
             return "no drawing in the middle of a multi-tile turn; play on or end the turn"
+        if state.ctx is Ctx.START and state.turn_first and not state.rules.first_train_draws:
+            if MoveKind.PLAY in kinds:
+                return f"seat {seat} does not draw in its first turn: it starts its train"
+            return f"seat {seat} does not draw in its first turn: unable to start, it passes"
         if state.drawn is not None:
             return f"seat {seat} already drew {state.drawn} this turn: play it or pass"
         if state.ctx is Ctx.FOLLOW and MoveKind.END in kinds:
@@ -65,6 +69,9 @@ def explain(state: State, move: Move) -> str:
         if MoveKind.DRAW in kinds:
             return f"seat {seat} played a double and must play again, or draw"
         return f"seat {seat} played a double and must play again"
+    if state.ctx is Ctx.CONTINUE and MoveKind.PLAY in kinds:
+        # END is refused in a first train only with first_train_until_stuck.
+        return f"seat {seat}'s first train goes on while a tile of its hand fits it"
     return "END only closes a multi-tile turn (long first train, fast phase, swan drive)"
 
 

@@ -260,6 +260,9 @@ def _legal(state: State) -> tuple[Move, ...]:
         return (*_announced(state, seat, plays), END)
     elif ctx is Ctx.CONTINUE or ctx is Ctx.BUILD:
         plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
+        if plays and ctx is Ctx.CONTINUE and rules.first_train_until_stuck:
+            # 000: the first train goes on "until they can't put down any more".
+            return tuple(_announced(state, seat, plays))
         return (*_announced(state, seat, plays), END)
     else:  # BUILD_FOLLOW
         if table.on_double:
@@ -272,10 +275,15 @@ def _legal(state: State) -> tuple[Move, ...]:
     moves = _announced(state, seat, plays)
     if drawn is None:
         if not plays or optional or not rules.must_play:
-            if state.boneyard:
-                moves.append(DRAW)
-            elif not plays:
+            if not state.boneyard:
+                if not plays:
+                    moves.append(PASS)
+            elif ctx is Ctx.START and state.turn_first and not rules.first_train_draws:
+                # 000: a seat unable to start its first train "simply" puts its
+                # marker out, without drawing; where a draw would be, a pass is.
                 moves.append(PASS)
+            else:
+                moves.append(DRAW)
     elif not plays or optional or not rules.must_play:
         if rules.draw_until_playable and not plays and state.boneyard:
             moves.append(DRAW)

@@ -116,6 +116,8 @@ class Rules:
     first_player: FirstPlayer = FirstPlayer.AFTER_HOLDER
     first_turn: FirstTurn = FirstTurn.SINGLE
     first_turns_complete: bool = False
+    first_train_until_stuck: bool = False
+    first_train_draws: bool = True
     mexican_train: bool = True
     mexican_start_restricted: bool = False
     must_play: bool = True
@@ -230,6 +232,12 @@ def _check(rules: Rules) -> None:
             "first_turns_complete only applies with first_turn=long "
             f"(first_turn={rules.first_turn.value})"
         )
+    for name, default in (("first_train_until_stuck", False), ("first_train_draws", True)):
+        if getattr(rules, name) is not default and rules.first_turn is not FirstTurn.LONG:
+            raise RulesError(
+                f"{name}={str(not default).lower()} only applies with first_turn=long "
+                f"(first_turn={rules.first_turn.value})"
+            )
     if rules.mexican_start_restricted and not rules.mexican_train:
         raise RulesError("mexican_start_restricted needs mexican_train=true")
 
@@ -273,6 +281,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "masters": {
         "first_turn": FirstTurn.LONG,
         "first_turns_complete": True,
+        "first_train_until_stuck": True,
+        "first_train_draws": False,
         "unfinished_own_double_marks": False,
     },
     "celko": {
@@ -303,12 +313,19 @@ PRESET_SOURCES: dict[str, str] = {
     "private-trains": "003 (Private Trains / Domino Trains)",
 }
 
+_LONG_ONLY: dict[str, Any] = {
+    "first_turns_complete": False,
+    "first_train_until_stuck": False,
+    "first_train_draws": True,
+}
+
 VARIANTS: dict[str, dict[str, Any]] = {
     "teams": {"teams": True},
     "branching-doubles": {"branching_doubles": True},
     "swan-drive": {"swan_drive": True},
-    "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
-    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
+    # The options of the long first turn go back to their defaults with the turn.
+    "fast-first-turn": {"first_turn": FirstTurn.FAST, **_LONG_ONLY},
+    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, **_LONG_ONLY},
     "announce": {"announce_one_tile": True},
     # 003's Optional Rule: "all other plays are suspended ... until the double has been
     # played upon"; a no-op where the preset already binds until satisfied.

@@ -35,6 +35,8 @@ SPEC = Path(__file__).resolve().parents[2] / "spec" / "RULES.md"
 MASTERS: dict[str, Any] = {
     "first_turn": FirstTurn.LONG,
     "first_turns_complete": True,
+    "first_train_until_stuck": True,
+    "first_train_draws": False,
     "unfinished_own_double_marks": False,
 }
 CELKO: dict[str, Any] = {
@@ -62,12 +64,18 @@ EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "celko": CELKO,
     "private-trains": PRIVATE,
 }
+# The options of the long first turn, back to their defaults with another first turn.
+LONG_ONLY_DEFAULTS: dict[str, Any] = {
+    "first_turns_complete": False,
+    "first_train_until_stuck": False,
+    "first_train_draws": True,
+}
 EXPECTED_VARIANTS: dict[str, dict[str, Any]] = {
     "teams": {"teams": True},
     "branching-doubles": {"branching_doubles": True},
     "swan-drive": {"swan_drive": True},
-    "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
-    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
+    "fast-first-turn": {"first_turn": FirstTurn.FAST, **LONG_ONLY_DEFAULTS},
+    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, **LONG_ONLY_DEFAULTS},
     "announce": {"announce_one_tile": True},
     "optional-rule": {"bind_duration": BindDuration.UNTIL_SATISFIED},
 }
@@ -109,6 +117,8 @@ def test_defaults_are_the_spec_table() -> None:
         "first_player": "after-holder",
         "first_turn": "single",
         "first_turns_complete": False,
+        "first_train_until_stuck": False,
+        "first_train_draws": True,
         "mexican_train": True,
         "mexican_start_restricted": False,
         "must_play": True,
@@ -166,7 +176,9 @@ def test_variants_combine_in_order() -> None:
     assert rules == Rules(**MASTERS, teams=True, swan_drive=True)
     later = preset("standard+fast-first-turn+delayed-first-turn")
     assert later.first_turn is FirstTurn.DELAYED
-    assert preset("masters+fast-first-turn").first_turns_complete is False
+    fast = preset("masters+fast-first-turn")
+    assert not fast.first_turns_complete and not fast.first_train_until_stuck
+    assert fast.first_train_draws
 
 
 def test_spaces_around_the_name_are_ignored() -> None:
@@ -334,6 +346,9 @@ def test_max_pip_10_is_refused_when_constructed_directly() -> None:
         ({"double_blank_score": -1}, "double_blank_score"),
         ({"announce_penalty": -1}, "announce_penalty"),
         ({"first_turns_complete": True}, "first_turns_complete"),
+        ({"first_train_until_stuck": True}, "first_train_until_stuck"),
+        ({"first_train_draws": False}, "first_train_draws"),
+        ({"first_turn": "delayed", "first_train_draws": False}, "first_train_draws"),
         ({"mexican_start_restricted": True, "mexican_train": False}, "mexican_start_restricted"),
     ],
 )

@@ -20,9 +20,23 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP)
 
 # The demo league runs the sample bots; `python` in their commands is the venv's.
+# Then it makes the replay page of its first game and says what to try next.
+DEMO_GAME := league-out/logs/g00001.jsonl
+DEMO_PAGE := league-out/g00001.html
 demo: $(STAMP)
 	rm -rf league-out
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out
+	@$(BIN)/referee replay $(DEMO_GAME) --html $(DEMO_PAGE) >/dev/null
+	@echo
+	@echo "Try next:"
+	@echo "  file://$(CURDIR)/$(DEMO_PAGE)"
+	@echo "      game 1 of the demo, to step through in a browser"
+	@echo "  $(BIN)/referee replay $(DEMO_GAME) --show | less"
+	@echo "      the same game as text, move by move (the log is checked first)"
+	@echo "  $(BIN)/referee standings league-out"
+	@echo "      the standings again; all of them in league-out/standings.md"
+	@echo "  . $(BIN)/activate"
+	@echo "      then referee --help: play a game, check a bot, run your own league"
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check referee protocol tests bench sample_bots spec

@@ -49,13 +49,19 @@ class RulesInfo(msgspec.Struct, kw_only=True):
     first_player: str = "after-holder"
     first_turn: str = "single"
     first_turns_complete: bool = False
+    first_train_until_stuck: bool = False
+    first_train_draws: bool = True
     mexican_train: bool = True
     mexican_start_restricted: bool = False
     must_play: bool = True
     draw_until_playable: bool = False
     doubles_bind: bool = True
     satisfy_order: str = "any"
+    follow_up: str = "any"
+    own_double_follow_up: str = "required"
+    bind_duration: str = "until-satisfied"
     any_play_clears_marker: bool = False
+    unfinished_own_double_marks: bool = True
     double_blank_score: int = 50
     teams: bool = False
     branching_doubles: bool = False
@@ -97,7 +103,8 @@ class ViewInfo(msgspec.Struct, kw_only=True):
     hand_counts: list[int]  # by seat
     scores: list[int]  # totals of finished rounds, by seat
     boneyard: int  # tiles left to draw
-    open_doubles: list[int]  # trains whose double binds, in the order they were played
+    open_doubles: list[int]  # every live open double's train, in the order they were played
+    binding: list[int] = []  # the trains whose double binds this seat now (new in v1: optional)
     step: str  # where the seat is within its turn: start, follow, continue, swan, build
     next: int  # the seat that moves after this turn, if it ends normally
 

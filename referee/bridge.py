@@ -57,7 +57,7 @@ async def run_bridge(
             stream = await trio.open_tcp_stream(host, port)
         except OSError as exc:
             failures += 1
-            outcome = Outcome("dropped", f"cannot connect to {host}:{port}: {exc.strerror}")
+            outcome = Outcome("dropped", f"cannot connect to {host}:{port}: {_why(exc)}")
             log.info("%s", outcome.detail)
             if not reconnect or failures > retries:
                 return outcome
@@ -173,6 +173,22 @@ async def _one_session(
     if bye and bye[-1] == "done":
         return Outcome("done")
     return Outcome("dropped", f"bye: {bye[-1]}" if bye else "connection ended")
+
+
+def _why(exc: OSError) -> str:
+    """The reason a connect failed, in words ("Connection refused"). trio tries every
+    address of the host and raises a bare OSError ("all attempts ... failed", no
+    strerror) whose cause groups each attempt's error, worded with its address."""
+    if exc.strerror:
+        return exc.strerror
+    cause = exc.__cause__
+    attempts = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
+    reasons = [
+        os.strerror(e.errno) if e.errno and e.errno > 0 else str(e)
+        for e in attempts
+        if isinstance(e, OSError)
+    ]
+    return "; ".join(dict.fromkeys(reasons)) or str(exc)
 
 
 def _peek(line: str) -> dict[str, object]:

@@ -5,7 +5,10 @@ Printing lives here and in the CLI only; the game driver just calls a recorder.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .faults import FaultKind
@@ -24,10 +27,16 @@ class RoundPrinter(Recorder):
         self.faults = 0
 
     def decision(self, record: Decision, state: State) -> None:
-        """Mention faults as they happen."""
+        """Mention faults, and what was ignored, as they happen."""
         for fault in record.faults:
             self.faults += 1
-            self.console.print(f"[yellow]fault[/] {self.names[fault.seat]}: {fault}")
+            self.console.print(
+                f"[yellow]fault[/] {escape(self.names[fault.seat])}: {escape(str(fault))}"
+            )
+        for notice in record.notices:
+            self.console.print(
+                f"[dim]ignored[/] {escape(self.names[notice.seat])}: {escape(str(notice))}"
+            )
 
     def round_end(self, result: RoundResult) -> None:
         """One line: round, engine, how it ended, each seat's score and total."""
@@ -73,3 +82,26 @@ def result_table(rules: Rules, names: list[str], result: GameResult) -> Table:
             faults,
         )
     return table
+
+
+LAST_LINE_CHARS = 200  # of a bot's last stderr line, in a note under the result
+
+
+def last_line(path: Path) -> str:
+    """The last non-blank line of a text file (read from its end), cut to `LAST_LINE_CHARS`."""
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 8192))
+        tail = handle.read().decode("utf-8", "replace")
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    line = lines[-1] if lines else ""
+    return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
+
+
+def stderr_notes(names: list[str], result: GameResult, stderr: list[Path | None]) -> list[str]:
+    """One line for each seat that had a fault and wrote to stderr: where its stderr is
+    kept, and its last line (a crashed bot's traceback ends with the reason)."""
+    notes = []
+    for s, path in enumerate(stderr):
+        if result.faults[s] and path is not None and path.is_file() and path.stat().st_size:
+            notes.append(f"{names[s]} (seat {s}): stderr in {path}; last line: {last_line(path)}")
+    return notes

@@ -1,7 +1,10 @@
-"""Bot faults as values: the closed set of kinds, one recorded fault, the policies.
+"""Bot faults as values: the closed set of kinds, one recorded fault, the policies;
+and notices, what a bot did that the referee ignored.
 
 A fault is recorded at its seat with evidence; it never escapes a game as an
-exception. An exception out of a game is a referee bug.
+exception. An exception out of a game is a referee bug. A notice (a stale reply)
+is recorded the same way but is never a fault: it costs nothing, counts towards
+nothing, and is kept apart so no fault table ever holds it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ class FaultKind(enum.Enum):
     TIMEOUT = "timeout"  # no reply within move time + bank + grace, or stopped reading
     MALFORMED = "malformed"  # a line that is not a protocol message
     ILLEGAL = "illegal"  # a move the rules do not allow
-    STALE_REPLY = "stale_reply"  # a reply to an old request (ignored, counted)
     CRASH = "crash"  # end of output, or the process ended
     OVERSIZE = "oversize"  # a line longer than the maximum
     RESOURCE_LIMIT = "resource_limit"  # killed by a resource limit
@@ -34,8 +36,6 @@ class Policy(enum.Enum):
 
 # Faults after which the bot cannot go on, whatever the policy.
 FATAL = frozenset({FaultKind.STARTUP_FAILURE, FaultKind.CRASH, FaultKind.RESOURCE_LIMIT})
-# Faults that are counted but change nothing.
-HARMLESS = frozenset({FaultKind.STALE_REPLY})
 
 
 def evidence(text: str | bytes) -> str:
@@ -59,5 +59,29 @@ class Fault:
     round: int | None = None
 
     def __str__(self) -> str:
-        where = f" (request {self.request})" if self.request is not None else ""
-        return f"seat {self.seat}: {self.kind.value}{where}: {self.detail}"
+        return _describe(self.seat, self.kind.value, self.request, self.detail)
+
+
+class NoticeKind(enum.Enum):
+    """What a bot did that the referee ignored (PROTOCOL.md: never a fault)."""
+
+    STALE_REPLY = "stale_reply"  # a reply to a request that is not open
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One ignored misstep at one seat, kept for the organiser; it costs nothing."""
+
+    seat: int
+    kind: NoticeKind
+    detail: str
+    request: int | None = None
+    round: int | None = None
+
+    def __str__(self) -> str:
+        return _describe(self.seat, self.kind.value, self.request, self.detail)
+
+
+def _describe(seat: int, kind: str, request: int | None, detail: str) -> str:
+    where = f" (request {request})" if request is not None else ""
+    return f"seat {seat}: {kind}{where}: {detail}"

@@ -21,7 +21,7 @@ import trio
 from protocol import messages as m
 
 from . import __version__
-from .faults import Fault
+from .faults import Fault, Notice
 from .match import Decision, GameResult, Recorder
 from .rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
 from .wire import move_spec, round_start, rules_info
@@ -38,7 +38,7 @@ class LogBot(msgspec.Struct, kw_only=True):
 
 
 class LogFault(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A fault as logged."""
+    """A fault as logged (and, with the same fields, a notice: see `DecisionLine.notices`)."""
 
     seat: int
     kind: str
@@ -97,6 +97,8 @@ class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     auto: bool = False
     drew: m.Tile | None = None  # the drawn tile; absent in logs redacted for other seats
     faults: list[LogFault] = []
+    # What the bot sent that the referee ignored (stale replies): never faults.
+    notices: list[LogFault] = []
     after: After | None = None  # only in a log redacted for one seat
 
 
@@ -127,7 +129,7 @@ class RoundLine(LogLine, tag="round_end", kw_only=True):
     scores: list[int]
 
 
-class Footer(LogLine, tag="footer", kw_only=True):
+class Footer(LogLine, tag="footer", kw_only=True, omit_defaults=True):
     """Last line: the result. Its absence marks the log incomplete."""
 
     scores: list[int]
@@ -137,6 +139,7 @@ class Footer(LogLine, tag="footer", kw_only=True):
     decisions: int
     ended: str
     duration_s: float
+    notices: list[LogFault] = []  # every notice of the game (stale replies); never faults
 
 
 AnyLine = Header | DecisionLine | RoundLine | RoundStartLine | Footer
@@ -153,8 +156,8 @@ def _tile(t: Tile) -> m.Tile:
     return (t.hi, t.lo)
 
 
-def log_fault(fault: Fault) -> LogFault:
-    """A fault as a log line carries it."""
+def log_fault(fault: Fault | Notice) -> LogFault:
+    """A fault (or a notice) as a log line carries it."""
     return LogFault(
         seat=fault.seat, kind=fault.kind.value, detail=fault.detail, request=fault.request
     )
@@ -212,10 +215,11 @@ class LogWriter(Recorder):
                 auto=record.auto,
                 drew=drew,
                 faults=[self._fault(f) for f in record.faults],
+                notices=[self._fault(n) for n in record.notices],
             )
         )
 
-    def _fault(self, fault: Fault) -> LogFault:
+    def _fault(self, fault: Fault | Notice) -> LogFault:
         line = log_fault(fault)
         return redact_fault(line, self.seat) if self.seat is not None else line
 
@@ -260,6 +264,7 @@ class LogWriter(Recorder):
                 decisions=result.decisions,
                 ended=ended.replace(microsecond=0).isoformat(),
                 duration_s=round((ended - self._started).total_seconds(), 3),
+                notices=[self._fault(n) for seat in result.notices for n in seat],
             )
         )
 
@@ -290,7 +295,7 @@ def redact_header(header: Header, seat: int) -> Header:
 
 
 def redact_fault(fault: LogFault, seat: int) -> LogFault:
-    """A fault as `seat`'s log holds it: another seat's evidence is withheld."""
+    """A fault (or a notice) as `seat`'s log holds it: another seat's evidence is withheld."""
     if fault.seat == seat:
         return fault
     # A bot's offending line may name tiles of its hand: other seats get the kind only.
@@ -305,6 +310,7 @@ def redact_decision(line: DecisionLine, before: State, after: State, seat: int) 
         line,
         drew=line.drew if line.seat == seat else None,
         faults=[redact_fault(f, seat) for f in line.faults],
+        notices=[redact_fault(n, seat) for n in line.notices],
         after=_changes(line.seat, kind, before, after, seat),
     )
 
@@ -411,26 +417,36 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     deals: list[RoundStartLine] = []
     deal_lines: dict[int, int] = {}
     footer_line = 0
-    for number, text in enumerate(raw.split(b"\n"), start=1):
+    texts = raw.split(b"\n")
+    for number, text in enumerate(texts, start=1):
         if not text.strip():
             continue
         try:
             line = _decoder.decode(text)
         except msgspec.ValidationError as exc:
-            if header is None and b'"format"' in text:
-                raise LogError(
-                    f"{path}:{number}: not a game log of format {LOG_FORMAT}: {exc}"
-                ) from None
+            if header is None:
+                why = _not_a_header(number, text, exc)
+                raise LogError(f"{path}: not a game log ({why})") from None
             raise LogError(f"{path}:{number}: {exc}") from None
         except msgspec.DecodeError as exc:
-            if header is not None and number == len(raw.split(b"\n")):
+            last = number == len(texts)  # no newline after it: the writer stopped in it
+            if header is not None and last:
                 break  # a last line cut short by a crash: the log is incomplete
             if header is None:
-                raise LogError(f"{path}:{number}: not a game log (not JSON: {exc})") from None
+                why = (
+                    "is cut short before the end of the header"
+                    if last and "truncated" in str(exc)
+                    else f"is not JSON: {exc}"
+                )
+                raise LogError(f"{path}: not a game log (line {number} {why})") from None
             raise LogError(f"{path}:{number}: not JSON: {exc}") from None
         if header is None:
             if not isinstance(line, Header):
-                raise LogError(f"{path}:{number}: a game log starts with its header")
+                raise LogError(
+                    f"{path}: not a game log (line {number} is a "
+                    f"{type(line).__struct_config__.tag} line; "
+                    "a game log starts with its header)"
+                )
             if line.format != LOG_FORMAT:
                 raise LogError(
                     f"{path}:{number}: log format {line.format}; this referee reads {LOG_FORMAT}"
@@ -456,7 +472,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         else:
             raise LogError(f"{path}:{number}: a second header")
     if header is None:
-        raise LogError(f"{path}: empty file, not a game log")
+        raise LogError(f"{path}: not a game log (the file is empty)")
     return GameLog(
         path=str(path),
         header=header,
@@ -469,6 +485,23 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         deals=deals,
         deal_lines=deal_lines,
     )
+
+
+def _not_a_header(number: int, text: bytes, exc: msgspec.ValidationError) -> str:
+    """Why line `number`, refused by the log's decoder, cannot begin a log, said from
+    what the line is: the decoder stops at the first byte that cannot begin an object,
+    so it calls a TOML table (`[league]`) "an array" although it is not even JSON."""
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        return f"line {number} is not JSON: {error}"
+    if not isinstance(value, dict):
+        kinds = {list: "array", str: "string", bool: "boolean", type(None): "null"}
+        kind = kinds.get(type(value), "number")
+        return f"line {number} is a JSON {kind}, not an object"
+    if value.get("type") == "header":
+        return f"line {number} is not a header of format {LOG_FORMAT}: {exc}"
+    return f"line {number} is not a log header: {exc}"
 
 
 def move_of_spec(spec: m.MoveSpec) -> Move:

@@ -4,7 +4,8 @@ The engine decides; this module waits. Every message to a seat is built by
 `referee.wire` from that seat's view. Clocks are absolute trio deadlines,
 measured from the flush of a request to the arrival of a whole reply line,
 less the time the referee itself was stalled (`referee.lag`).
-Bot misbehaviour becomes a `Fault` at its seat, never an exception.
+Bot misbehaviour becomes a `Fault` at its seat, never an exception; what the
+protocol says to ignore (a stale reply) becomes a `Notice`, which costs nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from protocol import messages as m
 
 from . import wire
 from .connection import BotGoneError, BotStalledError, Connection
-from .faults import FATAL, HARMLESS, Fault, FaultKind, Policy, evidence
+from .faults import FATAL, Fault, FaultKind, Notice, NoticeKind, Policy, evidence
 from .lag import LagMonitor
 from .lag import current as current_monitor
 from .rules import (
@@ -58,6 +59,7 @@ class Seat:
     diagnose: Callable[[], Awaitable[tuple[FaultKind, str]]] | None = None
     bank_ms: float = 0.0
     faults: list[Fault] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
     forfeited: bool = False
     decisions: int = 0
     think_ms: float = 0.0
@@ -82,11 +84,13 @@ class Decision:
     # How long the referee itself was late (stopped, busy) while the bot's reply waited;
     # never part of `latency_ms`, which is what the bot is charged.
     late_ms: float = 0.0
+    notices: tuple[Notice, ...] = ()  # what the bot sent that was ignored (stale replies)
 
 
 @dataclass
 class GameResult:
-    """A finished game: the engine's outcome, ranks after forfeits, faults by seat."""
+    """A finished game: the engine's outcome, ranks after forfeits, faults and notices
+    by seat."""
 
     outcome: Outcome
     ranks: tuple[int, ...]
@@ -95,6 +99,7 @@ class GameResult:
     decisions: int
     results: tuple[RoundResult, ...]
     final: State
+    notices: tuple[tuple[Notice, ...], ...] = ()
 
 
 class Recorder:
@@ -145,6 +150,17 @@ SEED_BITS = 128  # a game seed is the deal's only secret: too many bits to searc
 def new_game_seed() -> int:
     """A fresh secret game seed."""
     return secrets.randbits(SEED_BITS)
+
+
+def seed_problem(seed: int) -> str | None:
+    """Why `seed` cannot be a game seed (out of 0 to 2**128-1), or None.
+
+    The engine would take any integer, but a log is named after its seed
+    (`game--1.jsonl` reads badly, and `game-7-2.jsonl` is the second log of seed 7)
+    and every seed the referee draws lies in this range."""
+    if 0 <= seed < 1 << SEED_BITS:
+        return None
+    return f"{seed} is out of range: a seed is a whole number from 0 to 2**{SEED_BITS}-1"
 
 
 def auto_move(state: State) -> Move:
@@ -261,17 +277,21 @@ class Game:
         fault = Fault(index, kind, evidence(detail), request, round_index)
         seat.faults.append(fault)
         log.info("fault: %s", fault)
-        if kind in HARMLESS:
-            return fault
-        counted = sum(1 for f in seat.faults if f.kind not in HARMLESS)
         if (
             kind in FATAL
             or self.policy is Policy.FORFEIT
-            or counted >= self.max_faults
+            or len(seat.faults) >= self.max_faults
             or kind is FaultKind.OVERSIZE
         ):
             self._forfeit(index, fault)
         return fault
+
+    def _notice(
+        self, index: int, kind: NoticeKind, detail: str, request: int, round_index: int
+    ) -> None:
+        notice = Notice(index, kind, evidence(detail), request, round_index)
+        self.seats[index].notices.append(notice)
+        log.info("ignored: %s", notice)
 
     def _forfeit(self, index: int, fault: Fault) -> None:
         seat = self.seats[index]
@@ -340,6 +360,7 @@ class Game:
             decisions=decisions,
             results=state.results,
             final=state,
+            notices=tuple(tuple(s.notices) for s in self.seats),
         )
 
     def _round_start(self, state: State) -> None:
@@ -368,17 +389,20 @@ class Game:
             seat.decisions += 1
             move = seat.local(state)
             return Decision(index, request, move, None, False, (), state.round_index)
-        first = len(seat.faults)
+        first, first_notice = len(seat.faults), len(seat.notices)
         asked, latency, late = await self._ask(index, state, request)
         new_faults = tuple(seat.faults[first:])
+        notices = tuple(seat.notices[first_notice:])
         if asked is None:
             # A fault took the decision out of the bot's hands.
             auto = legal_moves(state)[0] if seat.live else auto_move(state)
             return Decision(
-                index, request, auto, latency, True, new_faults, state.round_index, late
+                index, request, auto, latency, True, new_faults, state.round_index, late, notices
             )
         seat.decisions += 1
-        return Decision(index, request, asked, latency, False, new_faults, state.round_index, late)
+        return Decision(
+            index, request, asked, latency, False, new_faults, state.round_index, late, notices
+        )
 
     async def _ask(
         self, index: int, state: State, request: int
@@ -519,9 +543,10 @@ class Game:
                 log.info("seat %d: ignored unsolicited %s", index, type(reply).__name__)
                 continue
             if reply.id != request:
-                self._fault(
+                # Ignored and never a fault (PROTOCOL.md): kept as a notice for the organiser.
+                self._notice(
                     index,
-                    FaultKind.STALE_REPLY,
+                    NoticeKind.STALE_REPLY,
                     f"reply for request {reply.id} while {request} is open: {line}",
                     request,
                     round_index,

@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from protocol.messages import TimeControl
 
-from .cli import fail, run_trio
-from .display import RoundPrinter, result_table
+from .commands.common import fail, run_trio
+from .consoles import output_console
+from .display import RoundPrinter, result_table, stderr_notes
 from .faults import Policy
-from .match import new_game_seed
-from .process import BotSpec, Limits, parse_bot
+from .match import new_game_seed, seed_problem
+from .outputs import OutputError, new_file, ready_file, ready_folder
+from .process import BotSpec, Limits, parse_bot, unstartable
 from .rules import RulesError, preset
 from .runner import GameReport, game_places, run_game
 from .sandbox import SandboxError, bwrap_problem, check_visible, resolve
@@ -53,6 +54,8 @@ def play_from_cli(
 ) -> None:
     """Run `referee play` with parsed options; exits the process."""
     given_seed = seed is not None
+    if seed is not None and (problem := seed_problem(seed)) is not None:
+        fail(f"--seed {problem}")
     sandbox, why_not = resolve(sandbox)
     if why_not is not None:
         click.echo(
@@ -67,6 +70,11 @@ def play_from_cli(
             specs.append(replace(spec, limits=limits) if limits is not None else spec)
         except ValueError as exc:
             fail(str(exc))
+    for i, spec in enumerate(specs):
+        # As a league refuses its file: a bot that cannot start would only forfeit every
+        # round, and the game would end with status 0 and the reason in the log alone.
+        if (problem := unstartable(spec)) is not None:
+            fail(f"bot {i + 1} ({spec.name}): cannot start it: {problem}")
     overrides: dict[str, Any] = dict(sets)
     overrides.setdefault("players", len(specs))
     try:
@@ -104,15 +112,16 @@ def play_from_cli(
     game_id = f"game-{secrets.token_hex(4)}"
     name = f"game-{seed}" if given_seed else game_id  # a secret seed stays out of file names
     log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{name}.jsonl"
-    try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create {log_path.parent}: {exc.strerror}")
     err_dir = Path(stderr_dir) if stderr_dir else log_path.parent
     try:
-        err_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create {err_dir}: {exc.strerror}")
+        if log_file is not None:
+            ready_file(log_path, "--log")
+        else:
+            ready_folder(log_path.parent, "--log-dir")
+        if stderr_dir:
+            ready_folder(err_dir, "--stderr-dir")
+    except OutputError as exc:
+        fail(str(exc))
     if sandbox == "bwrap":
         places = game_places(log_path, err_dir)
         for spec in specs:
@@ -126,8 +135,20 @@ def play_from_cli(
             except SandboxError as exc:
                 fail(f"{spec.name}: {exc}")
 
-    console = Console(stderr=as_json)
-    printer = RoundPrinter(Console(stderr=as_json, quiet=quiet), rules)
+    if log_file is None:
+        # A log named after its seed never replaces the log of an earlier game: playing
+        # a seed again (a bot's fix tried on the same deal) keeps both to compare.
+        # `--log FILE` names its file, which is written as asked, as any -o would be.
+        try:
+            claimed = new_file(log_path, "--log-dir")
+        except OutputError as exc:
+            fail(str(exc))
+        if claimed != log_path:
+            click.echo(f"referee: {log_path} exists; this game's log is {claimed}", err=True)
+            log_path = claimed
+
+    console = output_console(stderr=as_json)
+    printer = RoundPrinter(output_console(stderr=as_json, quiet=quiet), rules)
 
     def started(names: list[str]) -> None:
         printer.names = names
@@ -163,6 +184,8 @@ def play_from_cli(
         click.echo(json.dumps(summary(report, seed)))
     else:
         console.print(result_table(rules, report.names, report.result))
+        for note in stderr_notes(report.names, report.result, report.stderr_paths):
+            console.print(note, markup=False, highlight=False, soft_wrap=True)
         console.print(f"log: {report.log_path}")
     sys.exit(0)
 
@@ -179,9 +202,15 @@ def summary(report: GameReport, seed: int) -> dict[str, Any]:
                 "score": result.outcome.scores[s],
                 "rank": result.ranks[s],
                 "status": "forfeit" if result.forfeited[s] else "ok",
+                "stderr": str(path) if (path := report.stderr_paths[s]) and path.exists() else None,
                 "faults": [
                     {"kind": f.kind.value, "detail": f.detail, "request": f.request}
                     for f in result.faults[s]
+                ],
+                # Ignored (stale replies), never faults: they cost the seat nothing.
+                "notices": [
+                    {"kind": n.kind.value, "detail": n.detail, "request": n.request}
+                    for n in result.notices[s]
                 ],
             }
         )

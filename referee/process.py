@@ -22,6 +22,7 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -290,9 +291,8 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     Run `watch()` in a nursery to learn when the bot exits. A command that does
     not exist or cannot be executed raises `OSError` here.
     """
-    if not findable(spec):
-        where = "" if "/" in spec.argv[0] else " (looked in PATH)"
-        raise FileNotFoundError(2, f"{spec.argv[0]} is not an executable program{where}")
+    if (problem := unstartable(spec)) is not None:
+        raise FileNotFoundError(2, problem)
     scratch = new_scratch(spec.name)
     sandboxed = spec.sandbox == "bwrap"
     env = bot_environment(spec, SCRATCH if sandboxed else str(scratch))
@@ -367,11 +367,31 @@ def env_name(name: str) -> bool:
 
 def findable(spec: BotSpec) -> bool:
     """True when the program of `spec` exists and may be executed."""
+    return unstartable(spec) is None
+
+
+def unstartable(spec: BotSpec) -> str | None:
+    """Why the program of `spec` cannot be started (missing, a folder, not executable),
+    in words that name it; None when it can."""
     program = spec.argv[0]
-    if "/" in program:
-        path = Path(spec.cwd or ".") / program
-        return path.is_file() and os.access(path, os.X_OK)
-    return shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is not None
+    if "/" not in program:
+        if shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is None:
+            return f"{program!r} is not an executable program (looked in PATH)"
+        return None
+    path = Path(spec.cwd or ".") / program
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return f"{program!r}: no such file"
+    except OSError as exc:  # a folder on the way that may not be read, say
+        return f"{program!r}: {exc.strerror}"
+    if stat.S_ISDIR(mode):
+        return f"{program!r} is a folder, not a program"
+    if not stat.S_ISREG(mode):
+        return f"{program!r} is not a program file"
+    if not os.access(path, os.X_OK):
+        return f"{program!r} is not executable (chmod +x, or name its interpreter first)"
+    return None
 
 
 def describe_exit(code: int | None) -> str:

@@ -4,17 +4,18 @@ The page has no engine, so the game is embedded as compact data it can step
 through without one: for each round its deal (engine, hands, boneyard count,
 trains) and, for each decision, the move plus whatever the move alone does not
 say (markers, open doubles, the turn's step, branches opened, penalty draws,
-latency, faults). Tiles are numbers (`hi * (max_pip + 1) + lo`). The page
-rebuilds every position from that at load time, sharing what does not change,
-so a 13-round game of 8 players is well under 1 MB and steps instantly.
+latency, faults, ignored stale replies). Tiles are numbers (`hi * (max_pip + 1)
++ lo`). The page rebuilds every position from that at load time, sharing what
+does not change, so a 13-round game of 8 players is well under 1 MB and steps
+instantly.
 
 Made for one seat (`--seat S`), the page is rendered from that seat's own log
 (`referee.replay_seat`) and the data itself is redacted: no seed, other hands
-are counts, their draws and penalty tiles unknown (-1), their latency and faults
-left out, so the file holds nothing that seat was not shown. The seed of the
-full view is a string: a 128-bit number does not survive as a JavaScript number.
-The page, the CSS and the script are `referee/html/replay.html`; nothing is
-fetched.
+are counts, their draws and penalty tiles unknown (-1), their latency, faults
+and notices left out, so the file holds nothing that seat was not shown. The
+seed of the full view is a string: a 128-bit number does not survive as a
+JavaScript number. The page, the CSS and the script are
+`referee/html/replay.html`; nothing is fetched.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ class _Encoder:
             extra["a"] = 1
         if sees and line.faults:
             extra["f"] = [[f.kind, f.detail] for f in line.faults]
+        if sees and line.notices:
+            extra["i"] = [[n.kind, n.detail] for n in line.notices]
         out: list[Any] = [seat, _ACTIONS[move.kind], tile, train, latency]
         if extra:
             out.append(extra)

@@ -33,7 +33,18 @@ from .gamelog import (
     round_start_line,
 )
 from .replay import Divergence, Step, Verdict, first_state, rules_of, states
-from .rules import Ctx, RoundEnd, RoundResult, State, Tile, Train, position, tile
+from .rules import (
+    BindDuration,
+    Ctx,
+    RoundEnd,
+    RoundResult,
+    SatisfyOrder,
+    State,
+    Tile,
+    Train,
+    position,
+    tile,
+)
 from .rules.scoring import outcome_of
 
 
@@ -76,7 +87,9 @@ def redact(log: GameLog, seat: int) -> GameLog:
     if footer is not None:
         number += 1
         footer = msgspec.structs.replace(
-            footer, faults=[redact_fault(f, seat) for f in footer.faults]
+            footer,
+            faults=[redact_fault(f, seat) for f in footer.faults],
+            notices=[redact_fault(n, seat) for n in footer.notices],
         )
     return GameLog(
         path=log.path,
@@ -159,7 +172,10 @@ class _Follower:
             step = Ctx(line.step)
         except ValueError:
             raise self.fail(where, f"step {line.step!r}", "no such step") from None
-        state = position(rules, [()] * n, boneyard=(), round_index=index, results=results).copy()
+        # `first_turns`: each seat's first turn is still to come, as after the engine's deal.
+        state = position(
+            rules, [()] * n, boneyard=(), round_index=index, results=results, first_turns=True
+        ).copy()
         own = tuple(sorted(tile(a, b) for a, b in line.hand))
         state.hands = tuple(
             own if s == seat else self.unseen(c) for s, c in enumerate(line.hand_counts)
@@ -193,6 +209,7 @@ class _Follower:
             after = self.move(state, line, where)
             if line.after is not None:
                 self.changes(after, line, where)
+            self.turns(state, after, line)
             following = decisions[i + 1].round if i + 1 < len(decisions) else None
             recorded = self.rounds.get(line.round)
             result = None
@@ -313,6 +330,40 @@ class _Follower:
             if not 0 <= x.next < n:
                 raise self.fail(where, f"seat {x.next} to move next", f"seats 0 to {n - 1}")
             after.to_move = x.next
+
+    def turns(self, before: State, after: State, line: DecisionLine) -> None:
+        """Keep what the engine knows of turns and the log does not say, as the engine
+        does: whose first turn it is (long first trains), and with `bind_duration =
+        next-turn` which open doubles the next turn is bound to, and with
+        `satisfy_order = last` which double carries the double marker. `binding` in
+        the seat's view depends on them."""
+        rules = self.rules
+        next_turn = rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN
+        if next_turn and line.move.action == "play" and line.move.train is not None:
+            index = line.move.train
+            old = before.trains[index]
+            now, laid = before.bind_now, before.bind_next
+            if old.tiles and old.tiles[-1].is_double and index in before.open_doubles:
+                now = tuple(i for i in now if i != index)
+                laid = tuple(i for i in laid if i != index)
+            if after.trains[index].tiles[-1].is_double:
+                laid = (*laid, index)
+            after.bind_now, after.bind_next = now, laid
+        if rules.satisfy_order is SatisfyOrder.LAST and line.move.action == "play":
+            index = line.move.train if line.move.train is not None else -1
+            if after.trains[index].tiles[-1].is_double:
+                after.marked_double = index
+            elif index == before.marked_double:
+                after.marked_double = -1  # played on: the double marker goes back
+        if after.to_move == before.to_move:
+            return  # the same turn goes on (a new seat to move always ends a turn)
+        if next_turn:
+            after.bind_now, after.bind_next = after.bind_next, ()
+        if before.turn_first:
+            pending = list(after.first_pending)
+            pending[before.to_move] = False
+            after.first_pending = tuple(pending)
+        after.turn_first = after.first_pending[after.to_move]
 
     def round_end(self, after: State, recorded: RoundLine) -> RoundResult:
         """The round's end as the log records it, checked against what the seat saw."""

@@ -41,6 +41,7 @@ from .rules import (
     State,
     Tile,
     TrainView,
+    binding,
     view,
 )
 from .wire import STEP_NAMES, view_info
@@ -288,7 +289,8 @@ def board_lines(log: GameLog, b: Board) -> list[str]:
 
 
 def move_text(log: GameLog, step: Step, seat: int | None) -> str:
-    """The decision: who did what, and for the viewer entitled to it, latency and faults."""
+    """The decision: who did what, and for the viewer entitled to it, latency, faults and
+    notices (what the referee ignored)."""
     line = step.line
     move = move_of_spec(line.move)
     who = _seat_name(log, line.seat)
@@ -333,6 +335,8 @@ def move_text(log: GameLog, step: Step, seat: int | None) -> str:
             notes.append(f"referee late {line.referee_late_ms:.3f} ms (not charged)")
         for f in line.faults:
             notes.append(f"fault {f.kind}: {f.detail}")
+        for n in line.notices:
+            notes.append(f"ignored {n.kind}: {n.detail}")
     tail = "".join(f" · {note}" for note in notes)
     return f"> move {line.n}: {who} {what}{tail}"
 
@@ -401,6 +405,8 @@ def end_lines(log: GameLog, final: State | None, seat: int | None) -> list[str]:
         if seat is None:
             for f in footer.faults:
                 out.append(f"  fault {_seat_name(log, f.seat)} {f.kind}: {f.detail}")
+            for n in footer.notices:
+                out.append(f"  ignored {_seat_name(log, n.seat)} {n.kind}: {n.detail}")
         return out
     out = ["", f"== the log stops after decision {len(log.decisions)} (incomplete) =="]
     if final is not None and final.outcome is None:
@@ -478,6 +484,7 @@ def state_record(state: State, seat: int | None) -> dict[str, Any]:
         "scores": list(b.scores),
         "boneyard": b.boneyard,
         "open_doubles": list(b.open_doubles),
+        "binding": list(binding(state)),  # what binds the seat to move, as in its view
         "step": STEP_NAMES[b.step],
         "to_move": b.to_move,
         "seat": None,
@@ -502,6 +509,7 @@ def step_record(step: Step, seat: int | None) -> dict[str, Any]:
         out["latency_ms"] = line.latency_ms
         out["auto"] = line.auto
         out["faults"] = [msgspec.to_builtins(f) for f in line.faults]
+        out["notices"] = [msgspec.to_builtins(n) for n in line.notices]
     out["state"] = state_record(step.before, seat)
     return out
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 
-from rich.console import Console
 from rich.table import Table
 
+from .consoles import output_console
 from .rules import Outcome, RoundEnd, Rules, State, apply, legal_moves, new_game
 
 
@@ -60,4 +60,4 @@ def run(rules: Rules, seed: int) -> None:
     """Play one random game and print its table."""
     state, decisions = play_random(rules, seed)
     title = f"{rules.players} random players, seed {seed}, {decisions} decisions"
-    Console().print(score_table(rules, state, title))
+    output_console().print(score_table(rules, state, title))

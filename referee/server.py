@@ -40,10 +40,12 @@ from protocol import (
 from protocol import messages as m
 
 from .connection import BotGoneError, BotStalledError, Connection
-from .faults import FaultKind
-from .league.config import LeagueConfig, ServerLimits
+from .league.config import LeagueConfig
+from .league.pool import league_hello
+from .league.run import run_league
+from .league.schema import ServerLimits
 from .league.standings import Standings
-from .session import StartupError, goodbye, handshake, ping
+from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
@@ -52,29 +54,6 @@ log = logging.getLogger(__name__)
 
 LOGIN_MAX_LINE = 4096  # bytes of a login line: a name and a token
 _DUMMY_TOKEN = b"\0" * 32  # compared against when the name is unknown, to take the same time
-
-
-class TcpSession:
-    """A logged-in bot on a socket: what the pool needs of a `BotProcess`."""
-
-    def __init__(self, name: str, connection: Connection, peer: str) -> None:
-        self.name = name
-        self.connection = connection
-        self.peer = peer
-        self.returncode: int | None = None  # stays None while the session is open
-        self.ended = trio.Event()
-        self.idle_scope: trio.CancelScope | None = None
-
-    async def diagnose(self) -> tuple[FaultKind, str]:
-        """The bot's stream ended: over TCP that is always a disconnect."""
-        return FaultKind.CRASH, " (disconnected)"
-
-    async def stop(self) -> int | None:
-        """Close the connection (after what is buffered is written)."""
-        self.returncode = 0
-        self.connection.close_output()
-        self.ended.set()
-        return None
 
 
 @dataclass
@@ -281,7 +260,7 @@ class BotServer:
             old.idle_scope.cancel()
         self._nonce += 1
         try:
-            await ping(old.connection, self._nonce, 1.0)
+            await ping(old.connection, self._nonce, PING_S)
         except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError):
             await self.end(old, polite=False)
             return False
@@ -443,6 +422,7 @@ async def serve_league(
     resume: bool = False,
     console: Console,
     quiet: bool = False,
+    report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
 ) -> Standings:
@@ -450,9 +430,6 @@ async def serve_league(
 
     `task_status` gets the address listened on, before any game starts. With a
     `cluster`, games without a TCP seat run on its workers."""
-    from .league.pool import league_hello
-    from .league.run import run_league
-
     server = BotServer(config, league_hello(config))
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(server.serve, host, port))
@@ -464,6 +441,7 @@ async def serve_league(
             resume=resume,
             console=console,
             quiet=quiet,
+            report_every=report_every,
             server=server,
             cluster=cluster,
         )

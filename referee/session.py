@@ -1,4 +1,6 @@
-"""A bot's session: the handshake, pings between games, and the goodbye.
+"""A bot's session: the handshake, pings between games, and the goodbye; and
+`TcpSession`, a bot logged in over TCP (`referee.server` accepts them, the league's
+pool hands them to games).
 
 Games themselves are `referee.match.Game`; this module covers what happens on a
 connection around them. Startup failures are reported as `StartupError` with a
@@ -15,8 +17,13 @@ from protocol import PROTOCOL_VERSION, RemoteProtocolError, decode_from_bot
 from protocol import messages as m
 
 from .connection import BotGoneError, BotStalledError, Connection
+from .faults import FaultKind
 
 log = logging.getLogger(__name__)
+
+# How long a bot has to answer a ping between games before its connection is taken
+# for dead; PROTOCOL.md promises at least this ("answer pong at once").
+PING_S = 2.0
 
 
 class StartupError(Exception):
@@ -81,3 +88,26 @@ async def goodbye(conn: Connection, reason: str = "done") -> None:
     except (BotGoneError, BotStalledError):
         pass
     conn.close_output()
+
+
+class TcpSession:
+    """A logged-in bot on a socket: what the pool needs of a `BotProcess`."""
+
+    def __init__(self, name: str, connection: Connection, peer: str) -> None:
+        self.name = name
+        self.connection = connection
+        self.peer = peer
+        self.returncode: int | None = None  # stays None while the session is open
+        self.ended = trio.Event()
+        self.idle_scope: trio.CancelScope | None = None
+
+    async def diagnose(self) -> tuple[FaultKind, str]:
+        """The bot's stream ended: over TCP that is always a disconnect."""
+        return FaultKind.CRASH, " (disconnected)"
+
+    async def stop(self) -> int | None:
+        """Close the connection (after what is buffered is written)."""
+        self.returncode = 0
+        self.connection.close_output()
+        self.ended.set()
+        return None

@@ -90,6 +90,7 @@ def view_info(state: State, seat: int) -> m.ViewInfo:
         scores=list(v.scores),
         boneyard=v.boneyard_count,
         open_doubles=list(v.open_doubles),
+        binding=list(v.binding),
         step=STEP_NAMES[v.step],
         next=(v.to_move + 1) % state.rules.players,
     )

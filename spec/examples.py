@@ -55,8 +55,8 @@ from referee.bridge import run_bridge  # noqa: E402
 from referee.faults import Policy  # noqa: E402
 from referee.gamelog import AnyLine  # noqa: E402
 from referee.league.config import parse_config  # noqa: E402
+from referee.league.game import play_scheduled  # noqa: E402
 from referee.league.pool import BotPool, league_hello  # noqa: E402
-from referee.league.run import play_scheduled  # noqa: E402
 from referee.league.schedule import schedule  # noqa: E402
 from referee.process import BotSpec  # noqa: E402
 from referee.rules import Rules, preset  # noqa: E402

@@ -141,13 +141,18 @@ async def test_good_bot_passes_every_check(launcher: Launcher) -> None:
     checks = await run_check(launcher, "good")
     assert_all_pass(checks)
     standard = checks[3]
-    assert standard.detail.startswith(f"{len(PLAN.groups[0][1])} games, ")
+    # Seven seat counts of one round (the top engine) and one whole game of 13 rounds.
+    assert standard.detail.startswith(f"{len(PLAN.groups[0][1])} games (1 whole), 20 rounds, ")
     assert "'random' '1.0'" in checks[0].detail
     assert checks[-1].detail == "exit status 0 after bye"
 
 
 async def test_stale_replies_are_not_fatal(launcher: Launcher) -> None:
-    assert_all_pass(await run_check(launcher, "wrong_id"))
+    checks = await run_check(launcher, "wrong_id")
+    assert_all_pass(checks)
+    # One stale reply before each of its decisions: counted in the report, never a fault.
+    decisions = int(re.search(r"(\d+) decisions", checks[3].detail).group(1))
+    assert checks[3].detail.endswith(f", {decisions} stale replies ignored")
 
 
 async def test_a_late_answer_covered_by_the_bank_passes(launcher: Launcher) -> None:
@@ -174,6 +179,52 @@ async def test_stderr_flood_is_drained_and_capped(launcher: Launcher, tmp_path: 
 async def test_a_forked_grandchild_is_killed_too(launcher: Launcher) -> None:
     # The fixture finds the grandchild by the token it inherited and fails if it lives.
     assert_all_pass(await run_check(launcher, "grandchild"))
+
+
+# ---------------------------------------------------------------- what is played
+
+
+def test_the_battery_plays_single_rounds_and_one_whole_game_a_preset_or_all_whole() -> None:
+    def shape(plan: checkbot.Battery) -> dict[str, list[tuple[int, int]]]:
+        """(players, rounds) of each game, by group."""
+        return {label: [(r.players, len(r.engines)) for r in rules] for label, rules in plan.groups}
+
+    single = shape(battery())
+    full = shape(battery(full_games=True))
+    assert (
+        list(single) == list(full) == ["standard", "masters", "celko", "private-trains", "variants"]
+    )
+    for label in ("standard", "masters", "celko"):
+        assert single[label] == [(n, 1) for n in range(2, 9)] + [(4, 13)]
+        assert full[label] == [(n, 13) for n in range(2, 9)]
+    # Private trains deals the denomination table: not every seat count.
+    assert single["private-trains"][-1] == (4, 13)
+    assert {rounds for _, rounds in single["private-trains"][:-1]} == {1}
+    assert {rounds for _, rounds in full["private-trains"]} == {13}
+    assert [n for n, _ in full["private-trains"]] == [n for n, _ in single["private-trains"][:-1]]
+    assert {rounds for _, rounds in single["variants"]} == {1}
+    assert {rounds for _, rounds in full["variants"]} == {13}
+    assert len(full["variants"]) == len(single["variants"]) == 7
+
+
+async def test_a_bot_failing_in_round_two_fails_in_the_one_whole_game(launcher: Launcher) -> None:
+    checks = await run_check(launcher, "round_two")
+    assert game_fault(checks) == "illegal"
+    # Games 1 to 7 are single rounds; game 8 is whole.
+    assert checks[-1].detail.startswith("game 8 (double-12, 4 players, seat 2 of 4): illegal")
+
+
+def test_cli_full_plays_whole_games_from_the_first(
+    launcher: Launcher, quiet_stderr_file: Path
+) -> None:
+    args = ["check-bot", *LIMITS, "--full", "--", *launcher.argv("round_two")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert re.search(
+        r"^FAIL  standard +game 1 \(double-12, 2 players, seat 0 of 2\): illegal",
+        result.output,
+        re.MULTILINE,
+    )
 
 
 # ---------------------------------------------------------------- bad bots

@@ -93,6 +93,10 @@ def test_rules_several_sets_apply_in_order() -> None:
         (("selfplay", "--set", "teams=maybe"), "teams"),
         (("selfplay", "--players", "9"), "players=9"),
         (("selfplay", "--rules", "nosuch"), "nosuch"),
+        (
+            ("selfplay", "--seed", "-1"),
+            "--seed -1 is out of range: a seed is a whole number from 0",
+        ),
     ],
 )
 def test_bad_option_is_one_line_on_stderr_and_exit_2(args: tuple[str, ...], named: str) -> None:

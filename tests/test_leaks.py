@@ -70,6 +70,7 @@ NUMBER_KEYS = {
     "engine_draws",
     "branches",
     "open_doubles",
+    "binding",
 }
 TILE_TEXT = re.compile(r"(\d+)\s*-\s*(\d+)|\[\s*(\d+)\s*,\s*(\d+)\s*\]")
 

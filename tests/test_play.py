@@ -149,6 +149,8 @@ def checked_log(path: Path, report: GameReport | None = None) -> GameLog:
         assert log.footer.decisions == result.decisions == len(log.decisions)
         kinds = [f.kind.value for seat in result.faults for f in seat]
         assert sorted(f.kind for f in log.footer.faults) == sorted(kinds)
+        ignored = [n.kind.value for seat in result.notices for n in seat]
+        assert sorted(n.kind for n in log.footer.notices) == sorted(ignored)
     return log
 
 
@@ -219,11 +221,18 @@ def late_but_covered_by_the_bank(played: Played) -> None:
 
 
 def stale_replies_cost_nothing(played: Played) -> None:
+    # Ignored and never a fault: no fault anywhere, each one a notice of its decision.
     mine = played.decisions()
-    assert all(not d.auto for d in mine)
-    stale = [f for d in mine for f in d.faults]
+    assert all(not d.auto and d.faults == [] for d in mine)
+    stale = [n for d in mine for n in d.notices]
     assert len(stale) == len(mine)  # one stale reply before every right one
-    assert all("while" in f.detail and f.request == d.request for d in mine for f in d.faults)
+    assert {n.kind for n in stale} == {"stale_reply"}
+    assert all("while" in n.detail and n.request == d.request for d in mine for n in d.notices)
+    result = played.report.result
+    assert [len(n) for n in result.notices] == [
+        len(stale) if s == played.seat else 0 for s in range(len(result.notices))
+    ]
+    assert played.log.footer is not None and len(played.log.footer.notices) == len(stale)
 
 
 def memory_error_in_stderr(played: Played) -> None:
@@ -244,7 +253,7 @@ class Case:
 
     @property
     def fatal(self) -> bool:
-        return self.fault not in (None, "stale_reply")
+        return self.fault is not None
 
 
 CASES = [
@@ -286,7 +295,7 @@ CASES = [
         output_cap=64 * 1024,
         check=bounded_memory,
     ),
-    Case("wrong_id", fault="stale_reply", evidence="is open", check=stale_replies_cost_nothing),
+    Case("wrong_id", check=stale_replies_cost_nothing),
     Case("late_once", check=late_but_covered_by_the_bank, goods=1),
     Case("chatty", goods=3),
     Case("stderr_flood", check=stderr_capped),
@@ -363,7 +372,8 @@ async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
     specs = [table.good("random"), table.bad("timeout_once")]
     report, log = await play(specs, tmp_path, policy=Policy.DEFAULT_MOVE, max_faults=3)
     faults = report.result.faults[1]
-    assert [f.kind.value for f in faults] == ["timeout", "stale_reply"]
+    assert [f.kind.value for f in faults] == ["timeout"]
+    assert [n.kind.value for n in report.result.notices[1]] == ["stale_reply"]
     assert report.result.forfeited == (False, False)
     mine = [(s.line, s.before) for s in states(log) if s.line.seat == 1]
     timed_out = next(i for i, (line, _) in enumerate(mine) if line.faults)
@@ -372,7 +382,8 @@ async def test_default_move_a_timeout_costs_one_move_and_the_bot_plays_on(
     assert move_of_spec(line.move) == legal_moves(before)[0]  # the default move
     later = [line for line, _ in mine[timed_out + 1 :]]
     assert later and all(not d.auto and d.latency_ms is not None for d in later)
-    assert later[0].faults[0].kind == "stale_reply"  # its late answer, ignored
+    assert later[0].faults == []  # its late answer, ignored: a notice, not a fault
+    assert [n.kind for n in later[0].notices] == ["stale_reply"]
 
 
 async def test_default_move_the_late_bot_covered_by_its_bank_has_no_fault(
@@ -507,6 +518,32 @@ def test_default_move_and_max_faults_from_the_command_line(table: Table, tmp_pat
     assert log.header.policy == "default-move" and log.header.max_faults == 2
 
 
+def test_stale_replies_are_notices_in_the_json_the_log_and_the_replay(
+    table: Table, tmp_path: Path
+) -> None:
+    bots = [table.cli(table.good("random")), table.cli(table.bad("wrong_id"))]
+    args = [*bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "3", *CLOCKS]
+    result = run_cli("play", *args, "--json", "-q", "--log", str(tmp_path / "g.jsonl"))
+    assert result.exit_code == 0, result.output
+    seats = json.loads(result.stdout)["seats"]
+    assert [(s["status"], s["faults"]) for s in seats] == [("ok", [])] * 2
+    assert seats[0]["notices"] == []
+    stale = seats[1]["notices"]
+    assert stale and {n["kind"] for n in stale} == {"stale_reply"}
+    assert all("while" in n["detail"] and n["request"] > 0 for n in stale)
+    lines = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert not any(line.get("faults") for line in lines)
+    logged = [n for line in lines if line["type"] == "decision" for n in line.get("notices", [])]
+    assert logged == [{"seat": 1, **n} for n in stale]
+    assert lines[-1]["notices"] == logged  # the footer holds them all
+    shown = run_cli("replay", str(tmp_path / "g.jsonl"), "--show")
+    assert shown.exit_code == 0, shown.output
+    # At each decision, and again with the result.
+    assert shown.output.count("ignored stale_reply: reply for request") == len(stale)
+    assert shown.output.count("ignored seat 1 wrong_id stale_reply: reply for") == len(stale)
+    assert "fault" not in shown.output
+
+
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
@@ -540,29 +577,135 @@ def test_an_empty_command_line_is_a_usage_error(tmp_path: Path) -> None:
     assert result.stderr == "referee: error: bot 2: empty command line\n"
 
 
-@pytest.mark.parametrize(
-    "program",
-    ["/nonexistent/folder/bot", "no-such-program-anywhere", str(BOTS / "silent.py")],
-    ids=["missing-path", "missing-in-PATH", "not-executable"],
-)
-def test_a_program_that_cannot_start_is_a_startup_failure_and_the_game_goes_on(
-    program: str, table: Table, tmp_path: Path
+UNSTARTABLE = [
+    ("/nonexistent/folder/bot", "'/nonexistent/folder/bot': no such file"),
+    ("no-such-program-anywhere", "is not an executable program (looked in PATH)"),
+    (str(BOTS / "silent.py"), "silent.py' is not executable (chmod +x"),
+    (str(BOTS), "tests/bots' is a folder, not a program"),
+]
+UNSTARTABLE_IDS = ["missing-path", "missing-in-PATH", "not-executable", "a-folder"]
+
+
+@pytest.mark.parametrize(("program", "named"), UNSTARTABLE, ids=UNSTARTABLE_IDS)
+def test_play_refuses_a_program_that_cannot_start_before_the_game(
+    program: str, named: str, table: Table, tmp_path: Path
 ) -> None:
-    # Decided by the referee: a bot that cannot start is a fault at its seat, like one
-    # that exits before ready; the others play the whole game and it ranks last.
+    # As `league` refuses its file: the game would only have the bot forfeit every round
+    # and end with status 0, the reason in the log alone.
     bots = [table.cli(table.good("random")), f"ghost={program} {table.token}"]
-    bots.append(table.cli(table.good("greedy")))
-    log_path = tmp_path / "g.jsonl"
-    args = [*bots, "--set", "max_pip=6", "--seed", "2", *CLOCKS, "--json", "--log", str(log_path)]
-    result = run_cli("play", *args)
-    assert result.exit_code == 0, result.output
-    seats = json.loads(result.stdout)["seats"]
-    ghost = seats[1]
-    assert ghost["name"] == "ghost"
-    assert ghost["status"] == "forfeit" and ghost["rank"] == 3
-    assert [f["kind"] for f in ghost["faults"]] == ["startup_failure"]
-    assert f"cannot start {program}" in ghost["faults"][0]["detail"]
-    assert [s["status"] for s in seats] == ["ok", "forfeit", "ok"]
-    log = checked_log(log_path)
+    result = run_cli("play", *bots, "--set", "max_pip=6", "--seed", "2", "--log-dir", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("referee: error: bot 2 (ghost): cannot start it: ")
+    assert result.stderr.count("\n") == 1 and named in result.stderr, result.stderr
+    assert table.groups == []  # not even the good bot was started
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("program", "named"), UNSTARTABLE, ids=UNSTARTABLE_IDS)
+async def test_a_program_that_cannot_start_is_a_startup_failure_and_the_game_goes_on(
+    program: str, named: str, table: Table, tmp_path: Path
+) -> None:
+    # Decided by the referee: where a program goes missing after the checks (a league's
+    # bot removed in the middle of the league), it is a fault at its seat, like a bot
+    # that exits before ready; the others play the whole game and it ranks last.
+    ghost = BotSpec(name="ghost", argv=(program, table.token))
+    report, log = await play([table.good("random"), ghost, table.good("greedy")], tmp_path)
+    result = report.result
+    assert result.forfeited == (False, True, False) and result.ranks[1] == 3
+    assert [f.kind.value for f in result.faults[1]] == ["startup_failure"]
+    assert f"cannot start {program}" in result.faults[1][0].detail
+    assert named in result.faults[1][0].detail
     assert all(d.auto for d in log.decisions if d.seat == 1)
     assert len(table.groups) == 2  # only the two real bots got a process
+
+
+def test_a_bot_that_crashes_is_named_with_its_stderr_file_and_last_line(
+    table: Table, tmp_path: Path
+) -> None:
+    # crash_midgame raise: an uncaught exception on its fourth turn, as a buggy bot has;
+    # the result says where its traceback is and shows the traceback's last line.
+    bots = [table.cli(table.good("random")), table.cli(table.bad("crash_midgame", "raise"))]
+    args = ["play", *bots, "--set", "max_pip=6", "--seed", "9", *CLOCKS, "-q"]
+    shown = run_cli(*args, "--log-dir", str(tmp_path / "shown"))
+    as_json = run_cli(*args, "--json", "--log-dir", str(tmp_path / "json"))
+    assert shown.exit_code == 0 and as_json.exit_code == 0, shown.output + as_json.output
+    kept = tmp_path / "shown" / "game-9-seat1-crash_midgame.stderr"
+    why = "RuntimeError: crash_midgame: a bug on turn 4"
+    assert kept.read_text().splitlines()[-1] == why
+    note = [line for line in shown.stdout.splitlines() if "stderr" in line]
+    assert note == [f"crash_midgame (seat 1): stderr in {kept}; last line: {why}"]
+    seats = json.loads(as_json.stdout)["seats"]
+    assert [f["kind"] for f in seats[1]["faults"]] == ["crash"]
+    assert seats[1]["stderr"] == str(tmp_path / "json" / "game-9-seat1-crash_midgame.stderr")
+    assert seats[0]["stderr"] is None  # the random bot wrote nothing: no file
+
+
+def test_a_seed_played_again_keeps_the_earlier_log(table: Table, tmp_path: Path) -> None:
+    # The log of a chosen seed is named after it; playing the seed again (a bot's fix,
+    # tried on the same deal) writes the next free name and says so, never over a log.
+    bots = [table.cli(table.good("random")), table.cli(table.good("greedy"))]
+    args = ["play", *bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "6"]
+    args += [*CLOCKS, "-q", "--log-dir", str(tmp_path)]
+    first = run_cli(*args)
+    earlier = (tmp_path / "game-6.jsonl").read_bytes()
+    again = [run_cli(*args) for _ in range(2)]
+    assert [r.exit_code for r in (first, *again)] == [0, 0, 0], first.output
+    assert first.stderr == ""
+    for result, number in zip(again, (2, 3), strict=True):
+        assert result.stderr == (
+            f"referee: {tmp_path / 'game-6.jsonl'} exists; "
+            f"this game's log is {tmp_path / f'game-6-{number}.jsonl'}\n"
+        )
+        assert f"log: {tmp_path / f'game-6-{number}.jsonl'}" in result.stdout
+    assert (tmp_path / "game-6.jsonl").read_bytes() == earlier
+    later = [checked_log(tmp_path / f"game-6-{n}.jsonl") for n in (2, 3)]
+    first_log = checked_log(tmp_path / "game-6.jsonl")
+    assert [log.header.seed for log in (first_log, *later)] == [6, 6, 6]
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (
+            ["--seed", "-1"],
+            "--seed -1 is out of range: a seed is a whole number from 0 to 2**128-1",
+        ),
+        (["--seed", str(1 << 128)], f"--seed {1 << 128} is out of range"),
+        (
+            ["--log-dir", "{file}/logs"],
+            "--log-dir {file}/logs: cannot write there: {file} is a file",
+        ),
+        (["--log-dir", "{file}"], "--log-dir {file}: cannot write there: {file} is a file"),
+        (
+            ["--stderr-dir", "{file}/err"],
+            "--stderr-dir {file}/err: cannot write there: {file} is a",
+        ),
+        (["--log", "{file}/g.jsonl"], "--log {file}/g.jsonl: cannot write there: {file} is a file"),
+        (["--log", "{folder}"], "--log {folder}: cannot write there: it is a folder, not a file"),
+    ],
+    ids=[
+        "negative-seed",
+        "huge-seed",
+        "log-dir-under-a-file",
+        "log-dir-a-file",
+        "stderr-dir-under-a-file",
+        "log-under-a-file",
+        "log-a-folder",
+    ],
+)
+def test_bad_seeds_and_output_places_are_one_line_before_the_game(
+    extra: list[str], named: str, table: Table, tmp_path: Path
+) -> None:
+    afile, folder = tmp_path / "afile", tmp_path / "folder"
+    afile.write_text("not a folder\n")
+    folder.mkdir()
+    bots = [table.cli(table.good("random")), table.cli(table.good("greedy"))]
+    logs = ["--log-dir", str(tmp_path / "logs")]  # a later --log-dir wins
+    result = run_cli("play", *bots, *logs, *[e.format(file=afile, folder=folder) for e in extra])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("referee: error: ") and result.stderr.count("\n") == 1
+    assert named.format(file=afile, folder=folder) in result.stderr, result.stderr
+    assert table.groups == []
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == [afile]  # nothing written

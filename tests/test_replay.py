@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,13 +18,15 @@ from click.testing import CliRunner, Result
 
 from protocol.messages import TimeControl
 from referee.cli import main
-from referee.faults import Fault, FaultKind
+from referee.faults import Fault, FaultKind, Notice, NoticeKind
 from referee.gamelog import LogBot, LogWriter, make_header, read_log
 from referee.match import Decision, Fanout, GameResult, Recorder
 from referee.replay_text import Selection, show, steps
 from referee.rules import Rules, Tile, apply, legal_moves, new_game, preset
 
 TILE = re.compile(r"\[(\d+)\|(\d+)\]")
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def seat_log_of(path: Path, seat: int) -> Path:
@@ -39,14 +42,16 @@ def write_game(
     cut: int | None = None,
     seat: int | None = None,
     fault_at: int | None = 5,
+    notice_at: int | None = 7,
     names: list[str] | None = None,
     game: str | None = None,
     bot_seed_key: bytes | None = None,
     seat_logs: bool = False,
 ) -> Path:
     """A game of random legal moves logged to `path`; `cut` stops after that many decisions
-    without a footer. Decision `fault_at` is a referee move after a timeout. With
-    `seat_logs`, each seat's log is written beside it as the game goes (`seat_log_of`)."""
+    without a footer. Decision `fault_at` is a referee move after a timeout; decision
+    `notice_at` came after a stale reply (`stale_evidence`). With `seat_logs`, each
+    seat's log is written beside it as the game goes (`seat_log_of`)."""
     n = rules.players
     header = make_header(
         game=game if game is not None else f"game-{seed}",
@@ -69,6 +74,7 @@ def write_game(
     state = new_game(rules, seed)
     count = 0
     faults: list[list[Fault]] = [[] for _ in range(n)]
+    notices: list[list[Notice]] = [[] for _ in range(n)]
     while state.outcome is None:
         if cut is not None and count == cut:
             for w in writers:
@@ -82,6 +88,11 @@ def write_game(
         if count == fault_at:
             fault = (Fault(before.to_move, FaultKind.TIMEOUT, "no reply within 1000 ms", count),)
             faults[before.to_move].extend(fault)
+        notice: tuple[Notice, ...] = ()
+        if count == notice_at:
+            evidence = stale_evidence(count)
+            notice = (Notice(before.to_move, NoticeKind.STALE_REPLY, evidence, count),)
+            notices[before.to_move].extend(notice)
         record = Decision(
             seat=before.to_move,
             request=count,
@@ -90,6 +101,7 @@ def write_game(
             auto=bool(fault),
             faults=fault,
             round=before.round_index,
+            notices=notice,
         )
         writer.decision(record, state)
         if state.round_index != before.round_index or state.outcome is not None:
@@ -103,10 +115,16 @@ def write_game(
         decisions=count,
         results=state.results,
         final=state,
+        notices=tuple(tuple(i) for i in notices),
     )
     for w in writers:
         w.finish(result)
     return path
+
+
+def stale_evidence(request: int) -> str:
+    """The evidence of the stale reply `write_game` logs before decision `request`."""
+    return f'reply for request {request + 900} while {request} is open: {{"type":"move"}}'
 
 
 @pytest.fixture(scope="module")
@@ -272,13 +290,19 @@ def test_a_truncated_log_is_incomplete_but_verifies(game: Path, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("hello world\n", "not a game log (not JSON"),
-        ('{"type":"header","format":2}\n', "not a game log of format 1"),
+        ("hello world\n", "line 1 is not JSON: "),
+        ('{"type":"header","format":2}\n', "line 1 is not a header of format 1: "),
         (
             '{"type":"decision","n":1,"round":0,"seat":0,"request":1,"move":{"action":"draw"}}\n',
-            "a game log starts with its header",
+            "line 1 is a decision line; a game log starts with its header)",
         ),
-        ("", "empty file, not a game log"),
+        ("", "the file is empty)"),
+        ("\n\n", "the file is empty)"),
+        ('[league]\nname = "demo"\n', "line 1 is not JSON: "),  # a league file
+        ("[1, 2]\n", "line 1 is a JSON array, not an object)"),
+        ('"text"\n', "line 1 is a JSON string, not an object)"),
+        ('{"name": "x"}\n', "line 1 is not a log header: "),
+        ('{"type":"header","format":1,"game":"g', "line 1 is cut short before the end of the"),
     ],
 )
 def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: str, expected: str) -> None:
@@ -288,8 +312,20 @@ def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: str, expected
         result = run(str(path), *extra)
         assert result.exit_code == 2, result.output
         assert result.stdout == ""
-        assert result.stderr.startswith("referee: error: ") and result.stderr.count("\n") == 1
-        assert expected in result.stderr, result.stderr
+        assert result.stderr.startswith(f"referee: error: {path}: not a game log (")
+        assert result.stderr.count("\n") == 1 and expected in result.stderr, result.stderr
+
+
+def test_real_files_that_are_not_logs_say_so(game: Path, tmp_path: Path) -> None:
+    # What a newcomer may give by mistake: the league file, a program, a log cut in the
+    # middle of its first line (a referee killed as the game began).
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(game.read_bytes().split(b"\n")[0][:100])
+    for path in (ROOT / "examples" / "league.toml", Path(sys.executable), cut):
+        result = run(str(path))
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"referee: error: {path}: not a game log (line ")
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 def test_a_header_of_an_unknown_format_is_refused(game: Path, tmp_path: Path) -> None:
@@ -355,12 +391,17 @@ def test_show_prints_every_move_with_the_table(game: Path) -> None:
     over = next(line for line in out if line.startswith("== game over · totals "))
     scores = " ".join(str(s) for s in log.footer.scores) if log.footer else ""
     assert f"totals {scores} · ranks" in over
-    assert out[-1] == "  fault seat 0 bot0 timeout: no reply within 1000 ms"
+    assert out[-2:] == [
+        "  fault seat 0 bot0 timeout: no reply within 1000 ms",
+        f"  ignored seat 2 bot2 stale_reply: {stale_evidence(7)}",
+    ]
     # Every decision names its seat, and a play its tile and train; latency and the fault show.
     for d, line in zip(log.decisions, moves, strict=True):
         assert line.startswith(f"> move {d.n}: seat {d.seat} bot{d.seat} ")
         assert d.latency_ms is not None and f"{d.latency_ms:.3f} ms" in line
     assert "made by the referee" in moves[4] and "fault timeout: no reply" in moves[4]
+    assert moves[6].endswith(f" · ignored stale_reply: {stale_evidence(7)}")
+    assert "made by the referee" not in moves[6] and "fault" not in moves[6]
     # Each block shows the hub, every train, every hand and the boneyard count.
     first = out.index(blocks[0])
     block = out[first : out.index(moves[0]) + 1]
@@ -493,7 +534,16 @@ def test_html_writes_a_file(game: Path, tmp_path: Path) -> None:
 
 
 def test_html_to_an_unwritable_place_is_one_line(game: Path, tmp_path: Path) -> None:
-    result = run(str(game), "--html", str(tmp_path / "no" / "such" / "dir.html"))
-    assert result.exit_code == 2
-    assert result.stderr.startswith("referee: error: cannot write ")
-    assert result.stderr.count("\n") == 1
+    (tmp_path / "afile").write_text("")
+    for target, why in (
+        (tmp_path / "afile" / "g.html", f"{tmp_path / 'afile'} is a file, not a folder"),
+        (tmp_path, "it is a folder, not a file"),
+    ):
+        result = run(str(game), "--html", str(target))
+        assert result.exit_code == 2
+        assert result.stdout == ""
+        assert result.stderr == f"referee: error: --html {target}: cannot write there: {why}\n"
+    # Folders on the way are made, as for every output place.
+    result = run(str(game), "--html", str(tmp_path / "new" / "g.html"))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "new" / "g.html").stat().st_size > 0

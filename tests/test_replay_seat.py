@@ -32,7 +32,14 @@ from referee.replay_seat import follow, redact
 from referee.replay_text import Selection
 from referee.rules import Rules, State, Tile, full_set, preset, tile, view
 from tests._procs import assert_none_left, new_token
-from tests.test_replay import TILE, seat_log_of, show_blocks, tiles_in, write_game
+from tests.test_replay import (
+    TILE,
+    seat_log_of,
+    show_blocks,
+    stale_evidence,
+    tiles_in,
+    write_game,
+)
 
 SEED = 0x5EED_9E37_79B9_7F4A_7C15_F39C_C060_5CED  # 128 bits: no count or clock spells it
 KEY = bytes.fromhex("c0ffee15" * 4)
@@ -158,7 +165,8 @@ def text_rounds(text: str) -> dict[int, str]:
 
 TILE_PAIRS = {"tile", "drawn", "drew"}  # a tile
 TILE_LISTS = {"hand", "tiles"}  # a list of tiles
-NUMBERS = {"markers", "hand_counts", "scores", "open_doubles", "out", "values", "totals"}
+NUMBERS = {"markers", "hand_counts", "scores", "open_doubles", "binding", "out", "values"}
+NUMBERS |= {"totals"}
 NUMBERS |= {"ranks", "forfeited", "engine_draws"}
 
 
@@ -277,6 +285,21 @@ def test_no_seat_output_holds_another_seats_fault_evidence(played: Played) -> No
                 assert FAULT not in text, f"{played.name}: seat {seat} {option}"
         if seat == faulty:
             assert f"fault timeout: {FAULT}" in played.from_full[seat]["--show"]
+
+
+def test_no_seat_output_holds_another_seats_stale_reply(played: Played) -> None:
+    # A stale reply's evidence is the bot's own line (it may name its tiles), as a fault's.
+    stale = stale_evidence(7)
+    noticed = played.log.decisions[6].seat
+    assert [n.detail for n in played.log.decisions[6].notices] == [stale]
+    for seat in range(played.rules.players):
+        for outputs in (played.from_full[seat], played.from_seat[seat]):
+            for option, text in outputs.items():
+                if seat != noticed:
+                    assert "is open" not in text, f"{played.name}: seat {seat} {option}"
+        if seat == noticed:
+            assert f"ignored stale_reply: {stale}" in played.from_full[seat]["--show"]
+            assert f"ignored stale_reply: {stale}" in played.from_seat[seat]["--show"]
 
 
 # ---------------------------------------------------------------- the seat's log itself

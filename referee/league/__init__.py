@@ -1,6 +1,7 @@
 """Leagues: many games between many bots, scheduled fairly, recorded durably, ranked.
 
-`config` reads LEAGUE.toml, `schedule` lays out every game, `pool` keeps bot
-processes between games, `ledger` records finished games in SQLite, `standings`
-turns the ledger into tables, and `run` ties them together under trio.
+`schema` types LEAGUE.toml, `config` reads and checks it, `schedule` lays out
+every game, `pool` keeps bot processes between games, `game` plays one scheduled
+game with them, `ledger` records finished games in SQLite, `standings` turns the
+ledger into tables, and `run` ties them together under trio.
 """

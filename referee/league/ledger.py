@@ -7,6 +7,8 @@ and so are the league's two secrets: the deal key (every deal of the league is
 derived from it) and the key of the bots' own seeds. They are made once, when
 the league starts, so a resumed league plays the deals it would have played.
 How each bot was sandboxed is kept too, so that the standings can say so.
+Notices (stale replies, which the protocol ignores) are kept apart from faults,
+so no fault table counts them; a ledger from before they were is moved over once.
 
 A commit with a full sync takes milliseconds, which an event loop playing games
 must not lose: while a league runs, `in_thread` does the ledger's work in a
@@ -47,7 +49,8 @@ CREATE TABLE IF NOT EXISTS games (
     latency_max TEXT NOT NULL,
     decisions INTEGER NOT NULL,
     log_path TEXT NOT NULL,
-    finished TEXT NOT NULL
+    finished TEXT NOT NULL,
+    notices TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS placements (idx INTEGER PRIMARY KEY, worker TEXT NOT NULL);
 """
@@ -77,6 +80,7 @@ class Record:
     decisions: int
     log_path: str
     finished: str
+    notices: list[dict[str, Any]] = field(default_factory=list)  # as faults; never faults
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,16 @@ class SandboxRecord:
         return {"bots": dict(self.bots), "note": self.note, "unsandboxed": self.unsandboxed}
 
 
-_JSON_FIELDS = ("seats", "scores", "ranks", "forfeited", "faults", "latency_mean", "latency_max")
+_JSON_FIELDS = (
+    "seats",
+    "scores",
+    "ranks",
+    "forfeited",
+    "faults",
+    "latency_mean",
+    "latency_max",
+    "notices",
+)
 
 
 class Ledger:
@@ -126,6 +139,7 @@ class Ledger:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            _add_notices(self.db)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot use the database: {exc}") from None
 
@@ -216,12 +230,13 @@ class Ledger:
         """Insert one finished game in its own transaction; False if it was already there.
 
         `worker`: the cluster worker that played it, kept in `placements`."""
-        values = [_column(name, getattr(rec, name)) for name in Record.__dataclass_fields__]
+        names = list(Record.__dataclass_fields__)
+        values = [_column(name, getattr(rec, name)) for name in names]
         marks = ",".join("?" * len(values))
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute(f"INSERT INTO games VALUES ({marks})", values)
+                self.db.execute(f"INSERT INTO games ({','.join(names)}) VALUES ({marks})", values)
                 if worker is not None:
                     self.db.execute("INSERT INTO placements VALUES (?, ?)", (rec.idx, worker))
         except sqlite3.IntegrityError:
@@ -243,6 +258,27 @@ class Ledger:
             data["seed"] = int(data["seed"])
             out.append(Record(**data))
         return out
+
+
+def _add_notices(db: sqlite3.Connection) -> None:
+    """Give a ledger written before notices existed its `notices` column, and move its
+    stale replies there from `faults`: they were recorded as faults then, and a
+    resumed league must not count them as faults now."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
+    if "notices" in columns:
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE games ADD COLUMN notices TEXT NOT NULL DEFAULT '[]'")
+        for idx, text in db.execute("SELECT idx, faults FROM games").fetchall():
+            faults = json.loads(text)
+            stale = [f for f in faults if f["kind"] == "stale_reply"]
+            if stale:
+                kept = [f for f in faults if f["kind"] != "stale_reply"]
+                db.execute(
+                    "UPDATE games SET faults=?, notices=? WHERE idx=?",
+                    (json.dumps(kept), json.dumps(stale), idx),
+                )
 
 
 def _column(name: str, value: Any) -> Any:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -31,8 +32,7 @@ from .. import __version__
 from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
 from ..sandbox import Hidden, empty_scratch
-from ..server import BotServer, TcpSession
-from ..session import StartupError, goodbye, handshake, ping
+from ..session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 from ..wire import rules_info
 from .config import BotEntry, LeagueConfig, hidden_places
 
@@ -40,6 +40,27 @@ log = logging.getLogger(__name__)
 
 
 Bot = BotProcess | TcpSession
+
+
+class TcpBots(Protocol):
+    """Where the pool takes TCP bots from and gives them back: `referee.server.BotServer`.
+
+    The pool owns this interface and the server satisfies it, so the pool (and the
+    league that runs it) never imports the server, which runs leagues itself."""
+
+    async def take_all(
+        self, names: Sequence[str], timeout_s: float, failed: Mapping[str, float] | None = None
+    ) -> dict[str, TcpSession | str]:
+        """The sessions of all `names`, taken in one step; a reason for each that has none."""
+
+    def park(self, session: TcpSession) -> None:
+        """`session` waits for its next game."""
+
+    async def end(self, session: TcpSession, *, polite: bool) -> None:
+        """Close `session`; its bot may log in again."""
+
+    async def close(self) -> None:
+        """Say `bye` to every session still open (when the league ends)."""
 
 
 def league_hello(config: LeagueConfig) -> m.Hello:
@@ -60,7 +81,7 @@ class BotPool:
         config: LeagueConfig,
         nursery: trio.Nursery,
         stderr_dir: Path,
-        server: BotServer | None = None,
+        server: TcpBots | None = None,
         hide: Sequence[Hidden] = (),
     ) -> None:
         self.config = config
@@ -82,7 +103,7 @@ class BotPool:
         """Whether a bot kept from an earlier game answers a ping, so it may be reused."""
         self._nonce += 1
         try:
-            await ping(bot.connection, self._nonce, 2.0)
+            await ping(bot.connection, self._nonce, PING_S)
         except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
             log.info("%s: not reused (%s)", name, exc)
             return False

@@ -44,6 +44,7 @@ from .config import (
     hidden_places,
     parse_config,
 )
+from .game import play_scheduled
 from .ledger import Record
 from .pool import Bot, BotPool
 from .schedule import Scheduled
@@ -356,8 +357,6 @@ class _Runtime:
         shutil.rmtree(league.folder, ignore_errors=True)
 
     async def _play(self, job: Job, worker: str) -> Done:
-        from .run import play_scheduled
-
         league = self._league(job.league)
         game = job.game
         used: list[Bot] = []

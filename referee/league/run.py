@@ -1,5 +1,6 @@
 """Running a league: workers take games from the schedule, bots come from the pool,
-each finished game is recorded at once, standings are written at the end.
+each finished game is recorded at once and shown (see `progress`), the standings are
+printed every N games when asked and written at the end.
 
 Up to `jobs` games run at once in one trio process, each with its own clocks.
 A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
@@ -12,169 +13,30 @@ import dataclasses
 import json
 import logging
 import os
-import statistics
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import lag
-from ..faults import Fault, FaultKind
-from ..gamelog import LogBot, LogWriter, make_header
-from ..match import Decision, Fanout, Game, Recorder, Seat
-from ..rules import State
-from ..server import BotServer
+from ..outputs import ready_folder
 from .config import LeagueConfig
+from .game import play_scheduled
 from .ledger import Ledger, Record
-from .pool import Bot, BotPool
+from .output import head_table, natural_width, print_table, write_files
+from .pool import BotPool, TcpBots
+from .progress import Display
 from .schedule import Scheduled, schedule
-from .standings import Standings, compute, head_table, rich_table, write_files
+from .standings import Standings, compute
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from .cluster import Cluster
     from .remote import Done
 
 log = logging.getLogger(__name__)
-
-
-class _Latencies(Recorder):
-    def __init__(self, seats: int) -> None:
-        self.by_seat: list[list[float]] = [[] for _ in range(seats)]
-
-    def decision(self, record: Decision, state: State) -> None:
-        if record.latency_ms is not None and not record.auto:
-            self.by_seat[record.seat].append(record.latency_ms)
-
-
-@dataclass
-class Progressed:
-    """Counters the progress line shows."""
-
-    done: int = 0
-    faults: int = 0
-    leader: str = "-"
-    points: dict[str, list[int]] = field(default_factory=dict)  # name -> [total, games]
-
-    def add(self, record: Record) -> None:
-        """Count one recorded game, in constant time: the loop must never stall on this."""
-        self.done += 1
-        self.faults += sum(1 for f in record.faults if f["kind"] != "stale_reply")
-        for name, score in zip(record.seats, record.scores, strict=True):
-            tally = self.points.setdefault(name, [0, 0])
-            tally[0] += score
-            tally[1] += 1
-        # The leader shown while running: lowest mean points so far (ratings come at the end).
-        self.leader = min(self.points, key=lambda n: self.points[n][0] / self.points[n][1])
-
-
-async def play_scheduled(
-    config: LeagueConfig,
-    game: Scheduled,
-    pool: BotPool,
-    logs: Path,
-    bot_seed_key: bytes,
-    used: list[Bot] | None = None,
-) -> Record:
-    """Play one scheduled game with pooled bots; its ledger record.
-
-    The processes the game had are added to `used`, if given."""
-    entries = {b.name: b for b in config.bots}
-    bots = [entries[name] for name in game.seats]
-    # The TCP seats first, all together: waiting for them may take another whole game,
-    # and a game that holds nothing while it waits blocks no other game.
-    tcp = [i for i, bot in enumerate(bots) if bot.tcp]
-    got: dict[int, tuple[Bot | None, str]] = {}
-    if tcp:
-        got.update(zip(tcp, await pool.acquire_tcp([bots[i] for i in tcp]), strict=True))
-    procs: list[Bot | None] = []
-    seats: list[Seat] = []
-    early: list[Fault] = []
-    for i, bot in enumerate(bots):
-        proc, why = got[i] if bot.tcp else await pool.acquire(bot, game.seed)
-        procs.append(proc)
-        if proc is not None and used is not None:
-            used.append(proc)
-        if proc is None:
-            seats.append(Seat(name=bot.name))
-            early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
-        else:
-            seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
-    header = make_header(
-        game=game.game_id,
-        rules=config.rules,
-        seed=game.seed,
-        bots=[LogBot(seat=i, name=b.name, command=b.spec.command) for i, b in enumerate(bots)],
-        time=config.time,
-        policy=config.policy.value,
-        max_faults=config.max_faults,
-        bot_seed_key=bot_seed_key,
-    )
-    log_path = logs / f"{game.game_id}.jsonl"
-    writer = LogWriter(log_path, header)
-    latencies = _Latencies(len(bots))
-    healthy = [p is not None for p in procs]
-
-    def forfeit(index: int) -> None:
-        healthy[index] = False
-
-    try:
-        for fault in early:
-            seats[fault.seat].faults.append(fault)
-            seats[fault.seat].forfeited = True
-        result = await Game(
-            seats,
-            config.rules,
-            game.seed,
-            game_id=game.game_id,
-            time=config.time,
-            policy=config.policy,
-            max_faults=config.max_faults,
-            recorder=Fanout(writer, latencies),
-            on_forfeit=forfeit,
-            bot_seed_key=bot_seed_key,
-        ).play()
-        await writer.finish_async(result)
-    finally:
-        writer.close()
-        with trio.CancelScope(shield=True):
-            for bot, proc, ok in zip(bots, procs, healthy, strict=True):
-                if proc is not None:
-                    await pool.release(bot, proc, ok and proc.returncode is None)
-    faults = [
-        {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
-        for seat_faults in result.faults
-        for f in seat_faults
-    ]
-    return Record(
-        idx=game.index,
-        game_id=game.game_id,
-        unit=game.unit,
-        deal=game.deal,
-        rotation=game.rotation,
-        seed=game.seed,
-        seats=list(game.seats),
-        scores=list(result.outcome.scores),
-        ranks=list(result.ranks),
-        forfeited=list(result.forfeited),
-        faults=faults,
-        latency_mean=[round(statistics.fmean(v), 3) if v else None for v in latencies.by_seat],
-        latency_max=[round(max(v), 3) if v else None for v in latencies.by_seat],
-        decisions=result.decisions,
-        log_path=str(log_path),
-        finished=writer_finished(),
-    )
-
-
-def writer_finished() -> str:
-    """The time a game was recorded."""
-    from ..gamelog import now_iso
-
-    return now_iso()
 
 
 async def run_league(
@@ -186,7 +48,7 @@ async def run_league(
     quiet: bool = False,
     report_every: int = 0,
     on_record: Callable[[Record], None] | None = None,
-    server: BotServer | None = None,
+    server: TcpBots | None = None,
     cluster: Cluster | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
@@ -207,8 +69,8 @@ async def run_league(
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
-    logs.mkdir(parents=True, exist_ok=True)
-    stderr_dir.mkdir(parents=True, exist_ok=True)
+    ready_folder(logs, "the logs folder")  # OutputError: a file where it should be, say
+    ready_folder(stderr_dir, "the stderr folder")
     ledger = Ledger(out / "league.db")
     try:
         ledger.claim(config.fingerprint(), resume)
@@ -227,42 +89,26 @@ async def run_league(
             remote = [g for g in todo if not _has_tcp(config, g)]
             todo = [g for g in todo if _has_tcp(config, g)]
         names = [b.name for b in config.bots]
-        counters = Progressed(done=len(done))
-        progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            TextColumn("faults {task.fields[faults]}  leader {task.fields[leader]}"),
-            console=console,
-            disable=quiet,
-            transient=False,
-        )
+        display = Display(console, config.name, len(games), len(done), quiet)
+        display.counters.recorded.update(done)
         send, receive = trio.open_memory_channel[Scheduled](len(todo) + 1)
         for g in todo:
             send.send_nowait(g)
         send.close()
-        with progress:
-            task = progress.add_task(
-                config.name, total=len(games), completed=len(done), faults=0, leader="-"
-            )
-            update = partial(
-                _update, progress, task, counters, ledger, names, console, report_every, config.name
-            )
+        with display:
+            update = partial(_update, display, ledger, names, report_every)
             async with trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
                         if cluster is not None and blob is not None and remote:
-                            deliver = partial(
-                                _deliver, logs, stderr_dir, ledger, counters, update, on_record
-                            )
+                            deliver = partial(_deliver, logs, stderr_dir, ledger, update, on_record)
 
                             def notice(text: str) -> None:
                                 if quiet:
                                     log.warning("%s", text)
                                 else:
-                                    progress.console.print(f"[yellow]{text}[/]")
+                                    display.notice(text)
 
                             workers.start_soon(
                                 cluster.play, blob, remote, key, config, deliver, notice
@@ -276,7 +122,6 @@ async def run_league(
                                 logs,
                                 key,
                                 ledger,
-                                counters,
                                 update,
                                 on_record,
                             )
@@ -300,8 +145,7 @@ async def _worker(
     logs: Path,
     key: bytes,
     ledger: Ledger,
-    counters: Progressed,
-    update: Callable[[], Awaitable[None]],
+    update: Callable[[Record], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
 ) -> None:
     async with receive:
@@ -309,10 +153,9 @@ async def _worker(
             record = await play_scheduled(config, game, pool, logs, key)
             # The commit syncs to disk: in a thread, while the other games play on.
             if await ledger.in_thread(ledger.record, record):
-                counters.add(record)
                 if on_record is not None:
                     on_record(record)
-            await update()
+                await update(record)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -325,8 +168,7 @@ async def _deliver(
     logs: Path,
     stderr_dir: Path,
     ledger: Ledger,
-    counters: Progressed,
-    update: Callable[[], Awaitable[None]],
+    update: Callable[[Record], Awaitable[None]],
     on_record: Callable[[Record], None] | None,
     game: Scheduled,
     done: Done,
@@ -342,10 +184,9 @@ async def _deliver(
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
     record = dataclasses.replace(done.record, log_path=str(log_path))
     if await ledger.in_thread(ledger.record, record, done.worker):
-        counters.add(record)
         if on_record is not None:
             on_record(record)
-    await update()
+        await update(record)
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
@@ -366,33 +207,38 @@ def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
 
 
 async def _update(
-    progress: Progress,
-    task: object,
-    counters: Progressed,
-    ledger: Ledger,
-    names: list[str],
-    console: Console,
-    report_every: int,
-    title: str,
+    display: Display, ledger: Ledger, names: list[str], report_every: int, record: Record
 ) -> None:
-    progress.update(
-        task,  # type: ignore[arg-type]
-        completed=counters.done,
-        faults=counters.faults,
-        leader=counters.leader,
-    )
-    if report_every and counters.done % report_every == 0 and not progress.disable:
-        # Asked for: the full standings, whose cost grows with the league, in threads
-        # while the games play on (and count the games recorded by then).
-        records = await ledger.in_thread(ledger.records)
+    """Show a newly recorded game; every `report_every` games, the standings so far."""
+    display.finished(record)
+    done = display.counters.done
+    if report_every and done % report_every == 0:
+        # The full standings, whose cost grows with the league, in threads while the games
+        # play on; of exactly the games counted now, though more may be recorded meanwhile.
+        counted = frozenset(display.counters.recorded)
+        records = [r for r in await ledger.in_thread(ledger.records) if r.idx in counted]
         standings = await trio.to_thread.run_sync(compute, names, records)
-        console.print(rich_table(standings, f"{title}: after {len(records)} games"))
+        print_table(
+            display.console, standings, f"{display.title}: after {done} games", explain=False
+        )
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables, and whether the bots ran in the sandbox."""
-    console.print(rich_table(standings, title))
-    console.print(head_table(standings))
+    """The final tables with the legend, and whether the bots ran in the sandbox."""
+    print_table(console, standings, title, explain=True)
+    head = head_table(standings)
+    if natural_width(head) <= console.width:
+        console.print(head)
+    else:  # a wrapped head-to-head table cannot be read
+        console.print(
+            f"head to head: too wide for {console.width} columns (it is in standings.md)",
+            style="dim",
+        )
     if standings.sandbox is not None:
         bare = bool(standings.sandbox.unsandboxed)
-        console.print(standings.sandbox.line(), style="bold yellow" if bare else None)
+        console.print(
+            standings.sandbox.line(),
+            style="bold yellow" if bare else None,
+            markup=False,  # it names bots
+            highlight=False,
+        )

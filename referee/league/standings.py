@@ -1,5 +1,6 @@
 """Standings from the ledger: wins, ranks, points with confidence intervals, ratings,
-faults, latencies, head to head; as a rich table, JSON, CSV, Markdown and a chart.
+faults, latencies, head to head, and their JSON form (the tables, the other files and
+the chart are made in `output`).
 
 Everything is computed from the recorded games in schedule order, never in the
 order they finished, so the same seeds and deterministic bots give the same
@@ -8,20 +9,14 @@ standings with one job or many, interrupted or not.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from openskill.models import PlackettLuce
-from rich.table import Table
 
 from .ledger import Record, SandboxRecord
-
-Z95 = 1.959963984540054
+from .stats import t_quantile
 
 
 @dataclass
@@ -37,6 +32,8 @@ class BotStanding:
     mu: float = 25.0
     sigma: float = 25.0 / 3
     faults: dict[str, int] = field(default_factory=dict)
+    # What the referee ignored (stale replies), by kind: shown in the JSON, never a fault.
+    notices: dict[str, int] = field(default_factory=dict)
     forfeits: int = 0
     latency_sum: float = 0.0
     latency_n: int = 0
@@ -55,13 +52,23 @@ class BotStanding:
 
     @property
     def ci95(self) -> float:
-        """Half-width of the 95% confidence interval of mean points, over duplicate units."""
+        """Half-width of the 95% confidence interval of mean points, over duplicate units.
+
+        Each unit's mean points is one sample; with n of them the interval is Student's
+        t with n - 1 degrees of freedom (a normal quantile, 1.96, would be 6.5 times too
+        narrow with two units and a quarter too narrow with six)."""
         means = [sum(v) / len(v) for v in self.units.values() if v]
-        if len(means) < 2:
+        n = len(means)
+        if n < 2:
             return math.inf if self.games else 0.0
-        avg = sum(means) / len(means)
-        var = sum((x - avg) ** 2 for x in means) / (len(means) - 1)
-        return Z95 * math.sqrt(var / len(means))
+        avg = sum(means) / n
+        var = sum((x - avg) ** 2 for x in means) / (n - 1)
+        return t_quantile(0.975, n - 1) * math.sqrt(var / n)
+
+    @property
+    def fault_count(self) -> int:
+        """Faults of every kind."""
+        return sum(self.faults.values())
 
     @property
     def rating(self) -> float:
@@ -133,6 +140,10 @@ def compute(
             name = seats[fault["seat"]]
             kind = fault["kind"]
             table[name].faults[kind] = table[name].faults.get(kind, 0) + 1
+        for notice in rec.notices:
+            name = seats[notice["seat"]]
+            kind = notice["kind"]
+            table[name].notices[kind] = table[name].notices.get(kind, 0) + 1
         for i, x in enumerate(seats):
             for j, y in enumerate(seats):
                 if x != y:
@@ -149,180 +160,3 @@ def compute(
     order = sorted(table.values(), key=lambda b: (-b.rating, b.mean_points, b.name))
     frozen = {a: {b: (v[0], v[1]) for b, v in row.items()} for a, row in head.items()}
     return Standings(order, frozen, len(records), sandbox)
-
-
-def rich_table(standings: Standings, title: str) -> Table:
-    """The standings as a rich table."""
-    t = Table(title=title)
-    for col, just in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("avg rank", "right"),
-        ("points/game", "right"),
-        ("±95%", "right"),
-        ("rating", "right"),
-        ("μ ± σ", "right"),
-        ("faults", "left"),
-        ("latency ms", "right"),
-    ):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
-    for i, b in enumerate(standings.bots, start=1):
-        faults = ", ".join(f"{k} {v}" for k, v in sorted(b.faults.items())) or "-"
-        ci = "-" if math.isinf(b.ci95) else f"{b.ci95:.1f}"
-        t.add_row(
-            str(i),
-            b.name,
-            str(b.games),
-            f"{b.wins:g}",
-            f"{b.avg_rank:.2f}",
-            f"{b.mean_points:.1f}",
-            ci,
-            f"{b.rating:.2f}",
-            f"{b.mu:.1f} ± {b.sigma:.1f}",
-            faults,
-            f"{b.latency_mean:.1f} / {b.latency_worst:.0f}",
-        )
-    return t
-
-
-def head_table(standings: Standings) -> Table:
-    """How often the row's bot finished ahead of the column's, when they met."""
-    names = [b.name for b in standings.bots]
-    t = Table(title="Head to head: row ahead of column")
-    t.add_column("")
-    for n in names:
-        t.add_column(n, justify="right")
-    for a in names:
-        cells = []
-        for b in names:
-            if a == b:
-                cells.append("-")
-            else:
-                ahead, met = standings.head[a][b]
-                cells.append(f"{ahead}/{met}" if met else "")
-        t.add_row(a, *cells)
-    return t
-
-
-def markdown(standings: Standings, title: str) -> str:
-    """The standings and head to head as Markdown tables."""
-    lines = [f"# {title}", "", f"{standings.games} games.", ""]
-    if standings.sandbox is not None:
-        said = standings.sandbox.line()
-        lines += [said[:1].upper() + said[1:] + ".", ""]
-    lines.append(
-        "| # | bot | games | wins | avg rank | points/game | ±95% | rating | μ | σ | faults "
-        "| latency mean ms | latency worst ms |"
-    )
-    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
-    for i, b in enumerate(standings.bots, start=1):
-        faults = ", ".join(f"{k} {v}" for k, v in sorted(b.faults.items())) or "-"
-        ci = "-" if math.isinf(b.ci95) else f"{b.ci95:.1f}"
-        lines.append(
-            f"| {i} | {b.name} | {b.games} | {b.wins:g} | {b.avg_rank:.2f} | {b.mean_points:.1f} "
-            f"| {ci} | {b.rating:.2f} | {b.mu:.2f} | {b.sigma:.2f} | {faults} "
-            f"| {b.latency_mean:.1f} | {b.latency_worst:.0f} |"
-        )
-    names = [b.name for b in standings.bots]
-    lines += ["", "## Head to head (row finished ahead of column / games together)", ""]
-    lines.append("| | " + " | ".join(names) + " |")
-    lines.append("|---|" + "---:|" * len(names))
-    for x in names:
-        cells = []
-        for y in names:
-            if x == y:
-                cells.append("-")
-            else:
-                ahead, met = standings.head[x][y]
-                cells.append(f"{ahead}/{met}" if met else "")
-        lines.append(f"| {x} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def csv_text(standings: Standings) -> str:
-    """One CSV row per bot."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(
-        [
-            "rank",
-            "bot",
-            "games",
-            "wins",
-            "avg_rank",
-            "mean_points",
-            "ci95",
-            "rating",
-            "mu",
-            "sigma",
-            "forfeits",
-            "faults",
-            "latency_mean_ms",
-            "latency_worst_ms",
-        ]
-    )
-    for i, b in enumerate(standings.bots, start=1):
-        w.writerow(
-            [
-                i,
-                b.name,
-                b.games,
-                f"{b.wins:g}",
-                f"{b.avg_rank:.4f}",
-                f"{b.mean_points:.4f}",
-                "" if math.isinf(b.ci95) else f"{b.ci95:.4f}",
-                f"{b.rating:.4f}",
-                f"{b.mu:.4f}",
-                f"{b.sigma:.4f}",
-                b.forfeits,
-                json.dumps(b.faults, sort_keys=True),
-                f"{b.latency_mean:.3f}",
-                f"{b.latency_worst:.3f}",
-            ]
-        )
-    return buf.getvalue()
-
-
-def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
-    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`."""
-    paths = [out / "standings.json", out / "standings.csv", out / "standings.md"]
-    texts = [
-        json.dumps(standings.to_json(), indent=2) + "\n",
-        csv_text(standings),
-        markdown(standings, title),
-    ]
-    for path, text in zip(paths, texts, strict=True):
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)  # readers never see half a file
-    chart = write_chart(standings, out / "standings.png", title)
-    return paths + ([chart] if chart else [])
-
-
-def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
-    """Each bot's rating and mean points over the games; None without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
-    for b in standings.bots:
-        xs = [h[0] + 1 for h in b.history]
-        top.plot(xs, [h[1] for h in b.history], label=b.name)
-        bottom.plot(xs, [h[2] for h in b.history], label=b.name)
-    top.set_ylabel("rating (μ − 3σ)")
-    bottom.set_ylabel("mean points per game")
-    bottom.set_xlabel("game (schedule order)")
-    top.set_title(title)
-    top.legend(loc="best", fontsize="small")
-    top.grid(alpha=0.3)
-    bottom.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path

@@ -1,21 +1,26 @@
 """The Mexican Train engine: pure, standard library only, no I/O.
 
 Vocabulary after OpenSpiel: `new_game(rules, seed)`, `legal_moves(state)`,
-`apply(state, move)`, `state.to_move`, `state.outcome`, `view(state, seat)`.
+`apply(state, move)`, `state.to_move`, `state.outcome`, `view(state, seat)`;
+`binding(state)` names the open doubles that confine the seat to move.
 One decision is one atomic `Move`; a multi-tile turn is several in a row.
 """
 
-from .engine import IllegalMoveError, apply, legal_moves, new_game
+from .engine import IllegalMoveError, apply, new_game
 from .explain import explain, train_name
+from .legal import binding, legal_moves
 from .options import (
     OPTION_NAMES,
     PRESET_SOURCES,
     PRESETS,
     VARIANTS,
+    BindDuration,
     EngineSource,
     FirstPlayer,
     FirstTurn,
+    FollowUp,
     HandTable,
+    OwnDoubleFollowUp,
     RoundOrder,
     Rules,
     RulesError,
@@ -52,15 +57,18 @@ __all__ = [
     "PRESETS",
     "PRESET_SOURCES",
     "VARIANTS",
+    "BindDuration",
     "Ctx",
     "EngineSource",
     "FirstPlayer",
     "FirstTurn",
+    "FollowUp",
     "HandTable",
     "IllegalMoveError",
     "Move",
     "MoveKind",
     "Outcome",
+    "OwnDoubleFollowUp",
     "RoundEnd",
     "RoundOrder",
     "RoundResult",
@@ -73,6 +81,7 @@ __all__ = [
     "TrainView",
     "View",
     "apply",
+    "binding",
     "explain",
     "full_set",
     "hand_value",

@@ -1,4 +1,4 @@
-"""The game itself: dealing, legal moves, applying a move, ending rounds.
+"""The game itself: dealing, applying a move, ending rounds (legal moves: `legal`).
 
 Pure functions over immutable `State`s. Chance enters only through the game
 seed: each round is shuffled by `random.Random` seeded from (seed, round), so
@@ -8,58 +8,17 @@ the same rules, seed and moves always give the same game. No I/O, no clock.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 
-from .options import EngineSource, FirstPlayer, FirstTurn, Rules, SatisfyOrder
+from .explain import explain
+from .legal import _start_plays, _Table, _table, legal_moves
+from .options import EngineSource, FirstPlayer, FirstTurn, Rules
 from .scoring import finish_round, outcome_of
-from .state import (
-    DRAW,
-    END,
-    MEXICAN,
-    PASS,
-    Ctx,
-    Move,
-    MoveKind,
-    RoundEnd,
-    RoundResult,
-    State,
-    Train,
-)
+from .state import MEXICAN, Ctx, Move, MoveKind, RoundEnd, RoundResult, State, Train
 from .tiles import Tile, full_set
 
 
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow at this point; the message says why."""
-
-
-class _Table:
-    """Facts about a rules value that every decision needs, computed once."""
-
-    def __init__(self, rules: Rules) -> None:
-        n = rules.players
-        self.players = n
-        self.group_of = tuple(rules.team_of(s) for s in range(n))
-        self.members = tuple(
-            tuple(s for s in range(n) if rules.team_of(s) == g) for g in range(rules.team_count)
-        )
-        self.full = rules.max_pip + 1  # tiles carrying any one pip value
-        self.mexican = n if rules.mexican_train else -1  # the Mexican train's index
-        # Swan drive visits the Mexican train first, then the others' trains clockwise.
-        orders = []
-        for seat in range(n):
-            own = self.group_of[seat]
-            order: list[int] = [MEXICAN] if rules.mexican_train else []
-            for k in range(1, n):
-                g = self.group_of[(seat + k) % n]
-                if g != own and g not in order:
-                    order.append(g)
-            orders.append(tuple(order))
-        self.swan_order = tuple(orders)
-
-
-@lru_cache(maxsize=64)
-def _table(rules: Rules) -> _Table:
-    return _Table(rules)
 
 
 # ---------------------------------------------------------------- dealing
@@ -127,10 +86,14 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.markers = (False,) * n
     state.table_count = tuple(count)
     state.open_doubles = ()
+    state.bind_now = ()
+    state.bind_next = ()
+    state.marked_double = -1
     state.to_move = starter
     state.drawn = None
     state.lock = -1
     state.swan_pos = -1
+    state.own_doubles = ()
     state.first_pending = (rules.first_turn is FirstTurn.LONG,) * n
     state.turn_first = rules.first_turn is FirstTurn.LONG
     state.penalty_due = False
@@ -155,11 +118,13 @@ def _starter(
             # The holder of the highest-valued single tile; equal sums go to the higher end.
             singles = [(t.pips, t.hi, s) for s in range(n) for t in hands[s] if not t.is_double]
             return max(singles)[2] if singles else 0
-        # Later rounds: the lowest score of the last round leads; ties go to the first
-        # such seat clockwise after the last round's starter.
+        # Later rounds: the lowest round score of the last round leads (as scored: with
+        # teams the side's, shared by both partners; 003: "whoever has the fewest points
+        # leads the next round"); ties go to the first such seat clockwise after the last
+        # round's starter.
         last = results[-1]
         ring = [(last.starter + k) % n for k in range(1, n + 1)]
-        return min(ring, key=lambda s: (last.values[s] if s not in last.out else 0, ring.index(s)))
+        return min(ring, key=lambda s: (last.scores[s], ring.index(s)))
     if holder is not None:
         return (holder + 1) % n
     return (index + 1) % n  # engine in the centre: the lead passes round the table
@@ -168,180 +133,9 @@ def _starter(
 # ---------------------------------------------------------------- legal moves
 
 
-def legal_moves(state: State) -> tuple[Move, ...]:
-    """Every move the seat to move may make, in a fixed order (plays, then draw, pass, end)."""
-    legal = state._legal
-    if legal is None:
-        legal = state._legal = _legal(state) if state.outcome is None else ()
-    return legal
-
-
-def _lines_of(state: State, group: int) -> list[int]:
-    return [i for i, t in enumerate(state.trains) if t.owner == group]
-
-
-def _is_public(state: State, group: int, table: _Table) -> bool:
-    if group == MEXICAN:
-        return True
-    markers = state.markers
-    return all(markers[s] for s in table.members[group])
-
-
-def _live_doubles(state: State, table: _Table) -> list[int]:
-    full = table.full
-    trains = state.trains
-    count = state.table_count
-    return [i for i in state.open_doubles if count[trains[i].end] < full]
-
-
-def _available(state: State, seat: int, table: _Table) -> list[int]:
-    """Trains open to `seat` in a free turn: its own, the Mexican, and the public ones."""
-    own = table.group_of[seat]
-    markers = state.markers
-    members = table.members
-    out = []
-    for i, t in enumerate(state.trains):
-        g = t.owner
-        if g in (own, MEXICAN) or all(markers[s] for s in members[g]):
-            out.append(i)
-    return out
-
-
-def _plays_on(state: State, seat: int, lines: list[int], only: Tile | None) -> list[Move]:
-    hand = (only,) if only is not None else state.hands[seat]
-    trains = state.trains
-    out = []
-    play = MoveKind.PLAY
-    for i in lines:
-        end = trains[i].end
-        for t in hand:
-            if t[0] == end or t[1] == end:
-                out.append(Move(play, t, i))
-    return out
-
-
-def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move], bool]:
-    """Plays open to `seat` at the start of its turn, and whether all are optional.
-
-    Optional plays (a delayed first train that may still be saved) leave the seat
-    free to draw or pass instead.
-    """
-    rules = state.rules
-    table: _Table = state.table
-    if state.ctx is not Ctx.START or state.to_move != seat:
-        first = rules.first_turn is FirstTurn.LONG and state.first_pending[seat]
-    else:
-        first = state.turn_first
-    if first:
-        return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only), False
-    if rules.doubles_bind and state.open_doubles:
-        live = _live_doubles(state, table)
-        if live:
-            lines = sorted(live) if rules.satisfy_order is SatisfyOrder.ANY else [live[-1]]
-            return _plays_on(state, seat, lines, only), False
-    plays = _open_plays(state, seat, table, only)
-    if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles:
-        if only is not None:
-            # 004: after drawing, the seat "may then begin their first turn or pass".
-            starts = _plays_on(state, seat, [seat], None)
-            plays = sorted(
-                {*plays, *starts},
-                key=lambda m: (m.train, m.tile),
-            )
-        if plays:
-            return plays, all(m.train == seat for m in plays)
-    return plays, False
-
-
-def _open_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
-    """Plays on the trains open to `seat` in a free turn, the Mexican restriction applied."""
-    lines = _available(state, seat, table)
-    mex = table.mexican
-    if state.rules.mexican_start_restricted and mex >= 0 and not state.trains[mex].tiles:
-        lines.remove(mex)
-        plays = _plays_on(state, seat, lines, only)
-        return plays or _plays_on(state, seat, [mex], only)
-    return _plays_on(state, seat, lines, only)
-
-
-def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
-    """Plays after a double: on the swan's own double, one's own train in a first
-    train or the fast phase, else anywhere open (not bound by open doubles)."""
-    if state.lock >= 0:
-        return _plays_on(state, seat, [state.lock], only)
-    if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
-        return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only)
-    return _open_plays(state, seat, table, only)
-
-
-def _swan_targets(state: State, seat: int, table: _Table) -> list[int]:
-    """Trains the swan drive may take next: the next public train, or past a Mexican one."""
-    order = table.swan_order[seat]
-    out: list[int] = []
-    for pos in range(state.swan_pos, len(order)):
-        group = order[pos]
-        if not _is_public(state, group, table):
-            continue
-        out.extend(_lines_of(state, group))
-        if group != MEXICAN:
-            break  # a public train may not be skipped
-    return sorted(out)
-
-
-def _legal(state: State) -> tuple[Move, ...]:
-    rules = state.rules
-    table: _Table = state.table
-    seat = state.to_move
-    ctx = state.ctx
-    drawn = state.drawn
-    optional = False
-    if ctx is Ctx.START:
-        plays, optional = _start_plays(state, seat, drawn)
-    elif ctx is Ctx.FOLLOW:
-        plays = _follow_plays(state, seat, table, drawn)
-    elif ctx is Ctx.SWAN:
-        plays = _plays_on(state, seat, _swan_targets(state, seat, table), None)
-        return (*_announced(state, seat, plays), END)
-    elif ctx is Ctx.CONTINUE or ctx is Ctx.BUILD:
-        plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
-        return (*_announced(state, seat, plays), END)
-    else:  # BUILD_FOLLOW
-        plays = _follow_plays(state, seat, table, None)
-        return tuple(_announced(state, seat, plays)) if plays else (END,)
-    moves = _announced(state, seat, plays)
-    if drawn is None:
-        if not plays or optional or not rules.must_play:
-            if state.boneyard:
-                moves.append(DRAW)
-            elif not plays:
-                moves.append(PASS)
-    elif not plays or optional or not rules.must_play:
-        if rules.draw_until_playable and not plays and state.boneyard:
-            moves.append(DRAW)
-        else:
-            moves.append(PASS)
-    return tuple(moves)
-
-
-def _announced(state: State, seat: int, plays: list[Move]) -> list[Move]:
-    """With one-tile announcement on, a play leaving one tile comes announced and not."""
-    if not state.rules.announce_one_tile or len(state.hands[seat]) != 2:
-        return plays
-    out = []
-    for m in plays:
-        out.append(m._replace(announce=True))
-        out.append(m)
-    return out
-
-
-# ---------------------------------------------------------------- applying a move
-
-
 def apply(state: State, move: Move) -> State:
     """The state after `move`; `state` itself is unchanged. Illegal moves raise."""
     if move not in legal_moves(state):
-        from .explain import explain
-
         raise IllegalMoveError(explain(state, move))
     kind = move.kind
     if kind is MoveKind.PLAY:
@@ -373,6 +167,7 @@ def _play(state: State, move: Move) -> State:
     index = move.train
     assert tile is not None and index is not None  # guaranteed by the legal list
     new = state.copy()
+    double = tile.is_double
 
     hand = state.hands[seat]
     rest = tuple(t for t in hand if t != tile)
@@ -388,18 +183,38 @@ def _play(state: State, move: Move) -> State:
             # The satisfied double opens two more directions from its sides.
             trains.append(Train(line.owner, (), line.end, index))
             trains.append(Train(line.owner, (), line.end, index))
-    if tile.is_double:
+    if double:
         doubles = (*doubles, index)
+    if table.last:
+        # 002: the double marker goes on the last double played, and back to the
+        # engine when that double is played on.
+        if double:
+            new.marked_double = index
+        elif satisfied and index == state.marked_double:
+            new.marked_double = -1
+    if table.next_turn:
+        now, laid = state.bind_now, state.bind_next
+        if satisfied and index in state.open_doubles:
+            now = tuple(i for i in now if i != index)
+            laid = tuple(i for i in laid if i != index)
+        new.bind_now = now
+        new.bind_next = (*laid, index) if tile.is_double else laid
     new.trains = tuple(trains)
     new.open_doubles = doubles
     count = list(state.table_count)
     count[tile.hi] += 1
-    if not tile.is_double:
+    if not double:
         count[tile.lo] += 1
     new.table_count = tuple(count)
     new.drawn = None
 
     own = table.group_of[seat]
+    if double and line.owner == own and rules.unfinished_own_double_marks:
+        ctx = state.ctx
+        if ctx is not Ctx.BUILD and ctx is not Ctx.BUILD_FOLLOW:
+            # 004: left unfinished at the end of this turn, it makes the train public.
+            # The fast phase is exempt: there turns are ignored (004's Fast Game).
+            new.own_doubles = (*state.own_doubles, index)
     if line.owner == own or (rules.any_play_clears_marker and line.owner != MEXICAN):
         members = table.members[line.owner]
         if any(state.markers[s] for s in members):
@@ -415,7 +230,7 @@ def _play(state: State, move: Move) -> State:
         return _went_out(new, seat)
 
     ctx = state.ctx
-    if tile.is_double:
+    if double:
         new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
         if ctx is Ctx.SWAN:
             new.lock = index  # a swan drive finishes its own double before going on
@@ -469,7 +284,14 @@ def _end_turn(state: State, marker: bool) -> State:
     rules = state.rules
     seat = state.to_move
     n = rules.players
-    if marker:
+    own_doubles = state.own_doubles
+    if own_doubles:
+        state.own_doubles = ()
+    if marker or (own_doubles and any(i in state.open_doubles for i in own_doubles)):
+        # A pass, or a double played this turn on the seat's own side's train and
+        # still unfinished (`unfinished_own_double_marks`, 004): the seat's marker
+        # goes up, as for any failure to play; with teams the side's train is
+        # public once the partner's marker is up too.
         markers = list(state.markers)
         markers[seat] = True
         state.markers = tuple(markers)
@@ -484,6 +306,10 @@ def _end_turn(state: State, marker: bool) -> State:
     state.drawn = None
     state.lock = -1
     state.swan_pos = -1
+    if state.table.next_turn:
+        # The doubles this turn left open bind the next turn, and no other.
+        state.bind_now = state.bind_next
+        state.bind_next = ()
 
     if state.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
         nxt = (seat + 1) % n
@@ -524,6 +350,8 @@ def _blocked(state: State) -> bool:
     """
     probe = state.copy()
     probe.markers = (True,) * state.rules.players
+    # A `next-turn` binding lapses after one turn, so it never stops a seat for good.
+    probe.bind_now = ()
     for seat in range(state.rules.players):
         if state.hands[seat] and _start_plays(probe, seat, None)[0]:
             return False

@@ -7,8 +7,17 @@ train and the rule at stake.
 
 from __future__ import annotations
 
-from .engine import _available, _follow_plays, _live_doubles, _swan_targets, legal_moves
-from .options import FirstTurn, SatisfyOrder
+from .legal import (
+    _available,
+    _follow_plays,
+    _followed,
+    _on_double_plays,
+    _optional_follow,
+    _swan_targets,
+    binding,
+    legal_moves,
+)
+from .options import FirstTurn, FollowUp, SatisfyOrder
 from .state import MEXICAN, Ctx, Move, MoveKind, State
 
 
@@ -40,8 +49,14 @@ def explain(state: State, move: Move) -> str:
             return "the boneyard is empty"
         if state.ctx in (Ctx.CONTINUE, Ctx.SWAN, Ctx.BUILD, Ctx.BUILD_FOLLOW):
             return "no drawing in the middle of a multi-tile turn; play on or end the turn"
+        if state.ctx is Ctx.START and state.turn_first and not state.rules.first_train_draws:
+            if MoveKind.PLAY in kinds:
+                return f"seat {seat} does not draw in its first turn: it starts its train"
+            return f"seat {seat} does not draw in its first turn: unable to start, it passes"
         if state.drawn is not None:
             return f"seat {seat} already drew {state.drawn} this turn: play it or pass"
+        if state.ctx is Ctx.FOLLOW and MoveKind.END in kinds:
+            return "a double on one's own train need not be followed: play on or end the turn"
         return f"seat {seat} can play and must do so"
     if move.kind is MoveKind.PASS:
         if MoveKind.DRAW in kinds:
@@ -51,7 +66,12 @@ def explain(state: State, move: Move) -> str:
         return f"seat {seat} can play and must do so"
     # END
     if state.ctx is Ctx.FOLLOW or state.ctx is Ctx.BUILD_FOLLOW:
+        if MoveKind.DRAW in kinds:
+            return f"seat {seat} played a double and must play again, or draw"
         return f"seat {seat} played a double and must play again"
+    if state.ctx is Ctx.CONTINUE and MoveKind.PLAY in kinds:
+        # END is refused in a first train only with first_train_until_stuck.
+        return f"seat {seat}'s first train goes on while a tile of its hand fits it"
     return "END only closes a multi-tile turn (long first train, fast phase, swan drive)"
 
 
@@ -82,23 +102,29 @@ def _explain_play(state: State, move: Move) -> str:
         if not targets:
             return "the swan drive has no public train left to play on: END the turn"
         return f"the swan drive goes on with {train_name(state, targets[0])}, not {name}"
-    follow = {mv.train for mv in _follow_plays(state, seat, table, None)}
-    if ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW) and index not in follow:
-        if state.lock >= 0:
-            return f"the double on {train_name(state, state.lock)} must be finished first"
-        return f"{name} is not open to seat {seat}"
-    if ctx is Ctx.START and not state.turn_first and rules.doubles_bind:
-        live = _live_doubles(state, table)
-        if live and index not in live:
-            first = state.trains[live[-1]].tiles[-1]
-            where = train_name(state, live[-1])
-            return f"the open double {first} on {where} must be satisfied first"
-        if live and rules.satisfy_order is SatisfyOrder.REVERSE and index != live[-1]:
-            first = state.trains[live[-1]].tiles[-1]
+    if ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW):
+        follow = {mv.train for mv in _follow_plays(state, seat, table, None)}
+        if index not in follow:
+            if state.lock >= 0:
+                return f"the double on {train_name(state, state.lock)} must be finished first"
+            return f"{name} is not open to seat {seat}"
+        on_double = {mv.train for mv in _on_double_plays(state, seat, table, state.drawn)}
+        bound_to_double = not _optional_follow(state, seat, table)
+        if rules.follow_up is FollowUp.ON_DOUBLE and bound_to_double and index not in on_double:
+            where = train_name(state, _followed(state))
+            return f"the tile after a double goes on that double, on {where}"
+    bound = binding(state)
+    if bound and index not in bound:
+        first = state.trains[bound[-1]].tiles[-1]
+        where = train_name(state, bound[-1])
+        candidates = state.bind_now if table.next_turn else state.open_doubles
+        if rules.satisfy_order is SatisfyOrder.REVERSE and index in candidates:
             return (
-                f"open doubles are satisfied in reverse order: the {first} on "
-                f"{train_name(state, live[-1])} comes first"
+                f"open doubles are satisfied in reverse order: the {first} on {where} comes first"
             )
+        if rules.satisfy_order is SatisfyOrder.LAST and index in candidates:
+            return f"only the last double played binds: the {first} on {where}"
+        return f"the open double {first} on {where} must be satisfied first"
     if index not in _available(state, seat, table):
         return f"{name} is private: it has no marker"
     if rules.mexican_start_restricted and state.trains[index].owner == MEXICAN:

@@ -63,6 +63,28 @@ class SatisfyOrder(enum.Enum):
 
     ANY = "any"
     REVERSE = "reverse"  # the most recently played open double first (000's variation)
+    LAST = "last"  # only the last double played binds, until satisfied (002's double marker)
+
+
+class FollowUp(enum.Enum):
+    """Where the tile after a double may go."""
+
+    ANY = "any"  # anywhere the seat may play (000, 002, 004)
+    ON_DOUBLE = "on-double"  # on that double only (003: "a double and a corresponding tile")
+
+
+class OwnDoubleFollowUp(enum.Enum):
+    """Whether a double on one's own side's train must be followed."""
+
+    REQUIRED = "required"  # like any other double
+    OPTIONAL = "optional"  # 003: "they don't have the obligation to play an additional tile"
+
+
+class BindDuration(enum.Enum):
+    """How long an open double binds the table (with `doubles_bind`)."""
+
+    UNTIL_SATISFIED = "until-satisfied"  # every turn until someone plays on it (003 Optional)
+    NEXT_TURN = "next-turn"  # only the turn after the one it was left open in (003 main text)
 
 
 # Hand sizes by set and player count, for the STANDARD table. Double-12 is from
@@ -94,13 +116,19 @@ class Rules:
     first_player: FirstPlayer = FirstPlayer.AFTER_HOLDER
     first_turn: FirstTurn = FirstTurn.SINGLE
     first_turns_complete: bool = False
+    first_train_until_stuck: bool = False
+    first_train_draws: bool = True
     mexican_train: bool = True
     mexican_start_restricted: bool = False
     must_play: bool = True
     draw_until_playable: bool = False
     doubles_bind: bool = True
     satisfy_order: SatisfyOrder = SatisfyOrder.ANY
+    follow_up: FollowUp = FollowUp.ANY
+    own_double_follow_up: OwnDoubleFollowUp = OwnDoubleFollowUp.REQUIRED
+    bind_duration: BindDuration = BindDuration.UNTIL_SATISFIED
     any_play_clears_marker: bool = False
+    unfinished_own_double_marks: bool = True
     double_blank_score: int = 50
     teams: bool = False
     branching_doubles: bool = False
@@ -204,6 +232,12 @@ def _check(rules: Rules) -> None:
             "first_turns_complete only applies with first_turn=long "
             f"(first_turn={rules.first_turn.value})"
         )
+    for name, default in (("first_train_until_stuck", False), ("first_train_draws", True)):
+        if getattr(rules, name) is not default and rules.first_turn is not FirstTurn.LONG:
+            raise RulesError(
+                f"{name}={str(not default).lower()} only applies with first_turn=long "
+                f"(first_turn={rules.first_turn.value})"
+            )
     if rules.mexican_start_restricted and not rules.mexican_train:
         raise RulesError("mexican_start_restricted needs mexican_train=true")
 
@@ -244,21 +278,31 @@ def _coerce(name: str, current: object, value: object) -> object:
 
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
-    "masters": {"first_turn": FirstTurn.LONG, "first_turns_complete": True},
+    "masters": {
+        "first_turn": FirstTurn.LONG,
+        "first_turns_complete": True,
+        "first_train_until_stuck": True,
+        "first_train_draws": False,
+        "unfinished_own_double_marks": False,
+    },
     "celko": {
         "hand_table": HandTable.CELKO,
         "first_turn": FirstTurn.LONG,
         "mexican_start_restricted": True,
         "announce_one_tile": True,
-        "satisfy_order": SatisfyOrder.REVERSE,
+        "satisfy_order": SatisfyOrder.LAST,
         "any_play_clears_marker": True,
+        "unfinished_own_double_marks": False,
     },
     "private-trains": {
         "mexican_train": False,
         "hand_table": HandTable.DENOMINATION,
         "engine_source": EngineSource.CENTER,
+        "unfinished_own_double_marks": False,
         "first_player": FirstPlayer.HIGHEST_SINGLE,
-        "draw_until_playable": True,
+        "follow_up": FollowUp.ON_DOUBLE,
+        "own_double_follow_up": OwnDoubleFollowUp.OPTIONAL,
+        "bind_duration": BindDuration.NEXT_TURN,
     },
 }
 
@@ -269,13 +313,23 @@ PRESET_SOURCES: dict[str, str] = {
     "private-trains": "003 (Private Trains / Domino Trains)",
 }
 
+_LONG_ONLY: dict[str, Any] = {
+    "first_turns_complete": False,
+    "first_train_until_stuck": False,
+    "first_train_draws": True,
+}
+
 VARIANTS: dict[str, dict[str, Any]] = {
     "teams": {"teams": True},
     "branching-doubles": {"branching_doubles": True},
     "swan-drive": {"swan_drive": True},
-    "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
-    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
+    # The options of the long first turn go back to their defaults with the turn.
+    "fast-first-turn": {"first_turn": FirstTurn.FAST, **_LONG_ONLY},
+    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, **_LONG_ONLY},
     "announce": {"announce_one_tile": True},
+    # 003's Optional Rule: "all other plays are suspended ... until the double has been
+    # played upon"; a no-op where the preset already binds until satisfied.
+    "optional-rule": {"bind_duration": BindDuration.UNTIL_SATISFIED},
 }
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .engine import _deal, _table
-from .options import FirstTurn, Rules, RulesError
+from .engine import _deal
+from .legal import _table
+from .options import BindDuration, FirstTurn, Rules, RulesError, SatisfyOrder
 from .state import Ctx, RoundResult, State, Train
 from .tiles import Tile, full_set, tile
 
@@ -47,7 +48,8 @@ def position(
     tiles named nowhere are out of play (handy for end-game positions). `markers` are
     the seats whose marker is up. `first_turns` gives every seat its first-turn
     privilege (long first trains, the fast phase). Open doubles are the trains that
-    end in a double, in train order.
+    end in a double, in train order; with `bind_duration = "next-turn"` they count as
+    left open by the previous turn, so they bind `to_move`.
     """
     n = rules.players
     if len(hands) != n:
@@ -100,6 +102,10 @@ def position(
     state.trains = tuple(lines)
     state.table_count = tuple(count)
     state.open_doubles = tuple(doubles)
+    if rules.doubles_bind and rules.bind_duration is BindDuration.NEXT_TURN:
+        state.bind_now = tuple(doubles)
+    if rules.satisfy_order is SatisfyOrder.LAST and doubles:
+        state.marked_double = doubles[-1]  # the double marker is on the last one given
     marked = set(markers)
     state.markers = tuple(s in marked for s in range(n))
     state.to_move = to_move

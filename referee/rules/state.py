@@ -115,6 +115,8 @@ class State:
 
     __slots__ = (
         "_legal",
+        "bind_next",
+        "bind_now",
         "boneyard",
         "ctx",
         "drawn",
@@ -125,9 +127,11 @@ class State:
         "hands",
         "holder",
         "lock",
+        "marked_double",
         "markers",
         "open_doubles",
         "outcome",
+        "own_doubles",
         "penalty_due",
         "results",
         "round_index",
@@ -155,11 +159,20 @@ class State:
     markers: tuple[bool, ...]
     table_count: tuple[int, ...]
     open_doubles: tuple[int, ...]
+    # With bind_duration = "next-turn" only (else both empty): the open doubles left open
+    # by the previous turn, which bind this turn, and those laid in this turn, which will
+    # bind the next. A satisfied double leaves both.
+    bind_now: tuple[int, ...]
+    bind_next: tuple[int, ...]
+    # With satisfy_order = "last" only (else -1): the train of the last double played
+    # while it is open (002's double marker); -1 once it is satisfied or before any.
+    marked_double: int
     to_move: int
     ctx: Ctx
     drawn: Tile | None
     lock: int
     swan_pos: int
+    own_doubles: tuple[int, ...]  # own-side trains the seat to move put a double on this turn
     table: Any  # the engine's per-rules lookup tables, shared by every state of a game
     first_pending: tuple[bool, ...]
     turn_first: bool
@@ -173,6 +186,9 @@ class State:
         """A shallow copy for the engine to change before handing it out."""
         new = State.__new__(State)
         new._legal = None
+        new.bind_next = self.bind_next
+        new.bind_now = self.bind_now
+        new.marked_double = self.marked_double
         new.boneyard = self.boneyard
         new.ctx = self.ctx
         new.drawn = self.drawn
@@ -186,6 +202,7 @@ class State:
         new.markers = self.markers
         new.open_doubles = self.open_doubles
         new.outcome = self.outcome
+        new.own_doubles = self.own_doubles
         new.penalty_due = self.penalty_due
         new.results = self.results
         new.round_index = self.round_index

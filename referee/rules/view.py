@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .legal import binding
 from .options import Rules
 from .state import MEXICAN, Ctx, Outcome, RoundResult, State
 from .tiles import Tile
@@ -49,7 +50,12 @@ class View:
     markers: tuple[bool, ...]
     hand_counts: tuple[int, ...]
     boneyard_count: int
-    open_doubles: tuple[int, ...]  # trains whose double binds, in the order they were played
+    # Every open double on the table that can still be satisfied (not dead), binding
+    # anyone now or not, by train, in the order the doubles were played.
+    open_doubles: tuple[int, ...]
+    # The trains whose double binds this seat now (`referee.rules.legal.binding`):
+    # empty unless it is this seat's turn and a double confines it.
+    binding: tuple[int, ...]
     to_move: int
     step: Ctx
     scores: tuple[int, ...]
@@ -113,6 +119,7 @@ def view(state: State, seat: int) -> View:
         hand_counts=counts,
         boneyard_count=len(state.boneyard),
         open_doubles=live,
+        binding=binding(state) if seat == state.to_move else (),
         to_move=state.to_move,
         step=state.ctx,
         scores=totals,

@@ -1,4 +1,8 @@
-"""Plays legal move 0 for three turns, then exits with status 1 on the fourth."""
+"""Plays legal move 0 for three turns, then exits with status 1 on the fourth.
+
+With the argument `raise` it dies there of an uncaught exception instead, as a
+buggy bot does: a Python traceback on stderr, whose last line says why.
+"""
 
 import sys
 
@@ -12,6 +16,8 @@ def on_turn(turn: Msg) -> Msg:
     global count
     count += 1
     if count > TURNS:
+        if "raise" in sys.argv[1:]:
+            raise RuntimeError(f"crash_midgame: a bug on turn {count}")
         sys.exit(1)
     return move(turn)
 

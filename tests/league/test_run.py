@@ -38,7 +38,7 @@ from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger, LedgerError, Record
 from referee.league.run import run_league
 from referee.league.schedule import schedule
-from referee.league.standings import Standings
+from referee.league.standings import Standings, compute
 from referee.replay import verify
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 
@@ -213,6 +213,12 @@ def check_logs(records: list[Record], logs: Path) -> None:
         assert log.complete, r.game_id
         assert log.footer is not None
         assert (log.footer.scores, log.footer.ranks) == (r.scores, r.ranks)
+        assert [(f.seat, f.kind) for f in log.footer.faults] == [
+            (f["seat"], f["kind"]) for f in r.faults
+        ]
+        assert [(n.seat, n.kind) for n in log.footer.notices] == [
+            (n["seat"], n["kind"]) for n in r.notices
+        ]
         assert log.header.seed == r.seed
         verdict = verify(log)
         assert verdict.ok, f"{r.game_id}: {verdict.divergence}"
@@ -451,7 +457,8 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     stderr = (tmp_path / "cut.err").read_text()
     assert returncode == 130, stderr
     assert left == []
-    resume_line = f"referee league {path} --out {out} --resume"
+    # Every option given is kept (--jobs above all), so the resumed league runs as this one.
+    resume_line = f"referee league {path} --out {out} --resume --jobs 2"
     assert stderr.rstrip().endswith(f"Resume with: {resume_line}"), stderr
     assert "interrupted" in stderr
 
@@ -509,7 +516,10 @@ def test_the_printed_resume_command_survives_spaces_in_paths(tmp_path: Path) -> 
     token = new_token()
     path, _, marks = gated_league(tmp_path, token, folder="my league")
     out = tmp_path / "league results"
-    process = start_cli(["league", str(path), "--out", str(out), "--jobs", "2"], tmp_path, "cut")
+    # Short and long names, a flag, a choice: the command is rebuilt from what click
+    # parsed, with each option's long name.
+    options = ["-j", "2", "--sandbox", "none", "-q"]
+    process = start_cli(["league", str(path), "--out", str(out), *options], tmp_path, "cut")
     try:
         poll(lambda: len(list(marks.iterdir())) >= 1, 60, "a blocked game")
         process.send_signal(signal.SIGINT)
@@ -520,7 +530,10 @@ def test_the_printed_resume_command_survives_spaces_in_paths(tmp_path: Path) -> 
     stderr = (tmp_path / "cut.err").read_text()
     assert returncode == 130, stderr
     printed = stderr.rsplit("Resume with: ", 1)[1].strip()
-    assert shlex.split(printed) == ["referee", "league", str(path), "--out", str(out), "--resume"]
+    assert shlex.split(printed) == [
+        *("referee", "league", str(path), "--out", str(out), "--resume"),
+        *("--sandbox", "none", "--jobs", "2", "--quiet"),
+    ]
 
 
 def test_the_command_line_refuses_a_finished_ledger_without_resume_or_a_changed_league(
@@ -564,6 +577,89 @@ def test_the_command_line_refuses_a_finished_ledger_without_resume_or_a_changed_
     assert processes_with(token) == []
 
 
+def test_a_ledger_from_before_notices_moves_its_stale_replies_out_of_faults(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "league.db"
+    ledger = Ledger(db)
+    seats = {"seats": ["a", "b"], "scores": [1, 2], "ranks": [1, 2], "forfeited": [False] * 2}
+    for idx, faults in enumerate(
+        [
+            [{"seat": 0, "kind": "timeout", "detail": "t"}],
+            [
+                {"seat": 1, "kind": "stale_reply", "detail": "s"},
+                {"seat": 0, "kind": "illegal", "detail": "i"},
+            ],
+        ]
+    ):
+        ledger.record(
+            Record(
+                idx=idx,
+                game_id=f"g{idx}",
+                unit=idx,
+                deal=idx,
+                rotation=0,
+                seed=idx,
+                **seats,
+                faults=faults,
+                latency_mean=[None] * 2,
+                latency_max=[None] * 2,
+                decisions=5,
+                log_path="x",
+                finished="now",
+            )
+        )
+    ledger.close()
+    # As an earlier referee wrote it: no notices column, stale replies among the faults.
+    with sqlite3.connect(db) as old:
+        old.execute("ALTER TABLE games DROP COLUMN notices")
+    kinds = [[(f["seat"], f["kind"]) for f in r.faults] for r in ledger_records(tmp_path)]
+    assert kinds == [[(0, "timeout")], [(0, "illegal")]]
+    assert [r.notices for r in ledger_records(tmp_path)] == [
+        [],
+        [{"seat": 1, "kind": "stale_reply", "detail": "s"}],
+    ]
+    standings = compute(["a", "b"], ledger_records(tmp_path))
+    assert {b.name: (b.faults, b.notices) for b in standings.bots} == {
+        "a": ({"timeout": 1, "illegal": 1}, {}),
+        "b": ({}, {"stale_reply": 1}),
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "out", "named"),
+    [
+        ("league", "{file}/results", "--out {file}/results: cannot write there: {file} is a file"),
+        ("league", "{file}", "--out {file}: cannot write there: {file} is a file, not a folder"),
+        ("league", None, "league.out {file}/x: cannot write there: {file} is a file"),
+        ("league", "{out}", "the logs folder {out}/logs: cannot write there: {out}/logs is a"),
+        ("serve", "{file}/results", "--out {file}/results: cannot write there: {file} is a file"),
+        ("league", "{locked}/results", "--out {locked}/results: cannot write there: Permission"),
+    ],
+    ids=["under-a-file", "a-file", "league.out", "logs-a-file", "serve", "read-only"],
+)
+def test_an_output_folder_that_cannot_be_written_is_one_line(
+    command: str, out: str | None, named: str, tmp_path: Path
+) -> None:
+    if "locked" in named and os.geteuid() == 0:
+        pytest.skip("root writes in a read-only folder")
+    token = new_token()
+    places = {"file": tmp_path / "afile", "out": tmp_path / "out", "locked": tmp_path / "locked"}
+    places["file"].write_text("")
+    places["out"].mkdir()
+    (places["out"] / "logs").write_text("")  # a file where the league's logs go
+    places["locked"].mkdir(mode=0o555)
+    path = write_league(tmp_path / "league", standard_bots(token), out=str(places["file"] / "x"))
+    given = ["--out", out.format(**places)] if out else []
+    result = CliRunner().invoke(main, [command, str(path), *given, "-q"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith("referee: error: ") and result.stderr.count("\n") == 1
+    assert named.format(**places) in result.stderr, result.stderr
+    assert not (places["out"] / "league.db").exists()
+    assert processes_with(token) == []
+
+
 # ---------------------------------------------------------------- faults and processes
 
 
@@ -573,7 +669,9 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     token = new_token()
     bots = [
         sample("greedy", "greedy_bot.py", token),
-        first("first", token),
+        # Plays move 0, each time after a reply to a request that is not open: stale
+        # replies are ignored, so it is a good bot, with notices and no fault.
+        misbehaving("stale", "wrong_id.py", token),
         misbehaving("illegal", "illegal.py", token),
         misbehaving("crasher", "crash_midgame.py", token),
         misbehaving("deadborn", "crash_before_ready.py", token),
@@ -591,8 +689,14 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     by = {b.name: b for b in standings.bots}
     assert all(b.games == 10 for b in standings.bots)
     # The good bots: no fault, no forfeit.
-    for name in ("greedy", "first"):
+    for name in ("greedy", "stale"):
         assert by[name].faults == {} and by[name].forfeits == 0, by[name]
+    # Each stale reply is a notice of its game, one before every decision "stale" made.
+    stale = [n for r in records for n in r.notices]
+    assert stale and all(r.seats[n["seat"]] == "stale" for r in records for n in r.notices)
+    assert {n["kind"] for n in stale} == {"stale_reply"}
+    assert by["stale"].notices == {"stale_reply": len(stale)}
+    assert all(b.notices == {} for b in standings.bots if b.name != "stale")
     # Each fault recorded in a game is counted once for the bot in that seat.
     counted: dict[str, Counter[str]] = {b.name: Counter() for b in standings.bots}
     for r in records:
@@ -614,7 +718,7 @@ async def test_a_league_with_misbehaving_bots_finishes_with_their_faults_counted
     assert (by["silent"].faults, by["silent"].forfeits) == ({"timeout": 10}, 10)
     assert (by["crasher"].faults, by["crasher"].forfeits) == ({"crash": 10}, 10)
     # The misbehaving bots rank below the good ones.
-    assert {b.name for b in standings.bots[:2]} == {"greedy", "first"}
+    assert {b.name for b in standings.bots[:2]} == {"greedy", "stale"}
     md = (config.out / "standings.md").read_text()
     assert "startup_failure 10" in md
 

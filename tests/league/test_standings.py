@@ -21,13 +21,11 @@ from openskill.models import PlackettLuce
 
 from referee.cli import main
 from referee.league.ledger import Ledger, LedgerError, Record, SandboxRecord
-from referee.league.standings import (
-    Z95,
-    compute,
-    csv_text,
-    markdown,
-    write_files,
-)
+from referee.league.output import csv_text, markdown, write_files
+from referee.league.standings import compute
+from referee.league.stats import t_quantile
+
+T1 = 12.706204736174707  # t(0.975) with one degree of freedom: two duplicate units
 
 NAMES = ["a", "b", "c"]
 
@@ -41,6 +39,7 @@ def rec(
     unit: int = 0,
     forfeited: list[bool] | None = None,
     faults: list[dict[str, Any]] | None = None,
+    notices: list[dict[str, Any]] | None = None,
     lat_mean: list[float | None] | None = None,
     lat_max: list[float | None] | None = None,
 ) -> Record:
@@ -62,6 +61,7 @@ def rec(
         decisions=10 * (idx + 1),
         log_path=f"logs/g{idx + 1:05d}.jsonl",
         finished="2026-01-01T00:00:00+00:00",
+        notices=notices or [],
     )
 
 
@@ -93,10 +93,8 @@ def hand_records() -> list[Record]:
             [3, 1, 2],
             unit=1,
             forfeited=[True, False, False],
-            faults=[
-                {"seat": 0, "kind": "illegal", "detail": "x"},
-                {"seat": 1, "kind": "stale_reply", "detail": "y"},
-            ],
+            faults=[{"seat": 0, "kind": "illegal", "detail": "x"}],
+            notices=[{"seat": 1, "kind": "stale_reply", "detail": "y"}],
         ),
     ]
 
@@ -120,14 +118,16 @@ def test_counts_wins_ranks_and_points_by_hand() -> None:
 
 
 def test_confidence_intervals_over_duplicate_units_by_hand() -> None:
+    # Two units each: Student's t with one degree of freedom, 12.71, not the normal 1.96.
+    assert t_quantile(0.975, 1) == pytest.approx(T1)
     bots = by_name(compute(NAMES, hand_records()))
     # a: unit means 10 and 40 -> sample variance 450, standard error sqrt(450 / 2) = 15.
     assert bots["a"].units == {0: [10, 15, 5], 1: [40]}
-    assert bots["a"].ci95 == pytest.approx(Z95 * 15)
+    assert bots["a"].ci95 == pytest.approx(T1 * 15)
     # b: unit means 20 and 0 -> variance 200, standard error 10.
-    assert bots["b"].ci95 == pytest.approx(Z95 * 10)
+    assert bots["b"].ci95 == pytest.approx(T1 * 10)
     # c: unit means 50/3 and 8 -> variance 338/9, standard error 13/3.
-    assert bots["c"].ci95 == pytest.approx(Z95 * 13 / 3)
+    assert bots["c"].ci95 == pytest.approx(T1 * 13 / 3)
 
 
 def test_one_unit_has_no_interval_and_no_games_none_at_all() -> None:
@@ -154,8 +154,10 @@ def test_head_to_head_by_hand() -> None:
 def test_faults_forfeits_and_latencies_by_hand() -> None:
     bots = by_name(compute(NAMES, hand_records()))
     assert bots["a"].faults == {"timeout": 1, "illegal": 1}
-    assert bots["b"].faults == {"stale_reply": 1}
-    assert bots["c"].faults == {}
+    # A stale reply is a notice, never a fault: b has no fault, and its notice is kept.
+    assert bots["b"].faults == {}
+    assert bots["b"].notices == {"stale_reply": 1}
+    assert bots["c"].faults == bots["c"].notices == bots["a"].notices == {}
     assert (bots["a"].forfeits, bots["b"].forfeits, bots["c"].forfeits) == (1, 0, 0)
     # The mean of the games' mean latencies, and the worst single one.
     assert (bots["a"].latency_mean, bots["a"].latency_worst) == (1.0, 9.0)
@@ -236,8 +238,10 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     assert [b["name"] for b in data["bots"]] == [b.name for b in s.bots]
     a = next(b for b in data["bots"] if b["name"] == "a")
     assert a["wins"] == 1.5 and a["points"] == 70 and a["mean_points"] == 17.5
-    assert a["avg_rank"] == 1.75 and a["ci95"] == round(Z95 * 15, 4)
+    assert a["avg_rank"] == 1.75 and a["ci95"] == round(T1 * 15, 4)
     assert a["faults"] == {"timeout": 1, "illegal": 1} and a["forfeits"] == 1
+    b = next(b for b in data["bots"] if b["name"] == "b")
+    assert b["faults"] == {} and b["notices"] == {"stale_reply": 1}
     assert data["head_to_head"]["b"]["c"] == [3, 4]
 
     text = (tmp_path / "standings.csv").read_bytes().decode()
@@ -248,13 +252,29 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     row_a = next(r for r in rows if r["bot"] == "a")
     assert row_a["games"] == "4" and row_a["wins"] == "1.5"
     assert row_a["mean_points"] == "17.5000" and row_a["forfeits"] == "1"
-    assert json.loads(row_a["faults"]) == {"illegal": 1, "timeout": 1}
+    # Faults as plain numbers: the total, and one column per kind.
+    assert row_a["faults"] == "2"
+    assert (row_a["faults_illegal"], row_a["faults_timeout"], row_a["faults_crash"]) == (
+        "1",
+        "1",
+        "0",
+    )
+    assert (row_a["mu"], row_a["sigma"]) == (
+        f"{by_name(s)['a'].mu:.4f}",
+        f"{by_name(s)['a'].sigma:.4f}",
+    )
+    assert row_a["latency_mean_ms"] == "1.000" and row_a["latency_worst_ms"] == "9.000"
 
     md = (tmp_path / "standings.md").read_text()
     assert md.startswith("# cup: standings\n\n4 games.\n")
     line_a = next(line for line in md.splitlines() if line.startswith("| ") and "| a |" in line)
     assert "| 4 | 1.5 | 1.75 | 17.5 |" in line_a
-    assert "| illegal 1, timeout 1 |" in line_a
+    assert "| 2 (illegal 1, timeout 1) | 1.0 / 9 |" in line_a
+    # The legend under the table says what the columns mean.
+    assert "- rating: μ − 3σ (openskill" in md
+    assert "- latency ms: decision time in ms, mean / worst" in md
+    assert "fewer points are better" in md
+    assert "Student's t over the bot's n duplicate units" in md
     head_b = next(line for line in md.splitlines() if line.startswith("| b | "))
     assert head_b.endswith("|") and "3/4" in head_b
 

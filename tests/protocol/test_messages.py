@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import msgspec
 import pytest
@@ -18,7 +19,7 @@ from protocol import (
     encode,
 )
 from protocol import messages as m
-from referee.rules import apply, legal_moves, new_game, preset
+from referee.rules import apply, legal_moves, new_game, play, position, preset
 from referee.wire import rules_info, turn_request
 
 
@@ -32,10 +33,11 @@ def played_state(moves: int):
 
 RULES = rules_info(preset("standard"))
 TIME = m.TimeControl(startup_ms=5000, move_ms=800, bank_ms=20_000, increment_ms=100, grace_ms=40)
-# After 25 decisions seat 2 has just drawn, trains hold tiles, a double is open and a
-# marker is up: a turn request with every part of the view filled in.
+# After 27 decisions seat 3 has just drawn in the follow-up of its 4-4, trains hold
+# tiles, a double is open and markers are up: a turn request with every part of the
+# view filled in.
 TURN_START = turn_request(played_state(0), 1, 1000, 30_000)
-TURN_LATE = turn_request(played_state(25), 26, 800, 12_345)
+TURN_LATE = turn_request(played_state(27), 28, 800, 12_345)
 
 TO_BOT: list[m.Message] = [
     m.Hello(referee="mexican-train-referee 0.1.0", players=4, rules=RULES, time=TIME),
@@ -156,12 +158,12 @@ def test_tiles_are_two_number_arrays() -> None:
     assert reply["tile"] == [12, 3]
     turn = json.loads(encode(TURN_LATE))
     view = turn["view"]
-    assert view["drawn"] == [4, 4]
+    assert view["drawn"] == [8, 7]
     assert all(isinstance(t, list) and len(t) == 2 for t in view["hand"])
     assert view["hand"] == [list(t) for t in TURN_LATE.view.hand]
     laid = [t for train in view["trains"] for t in train["tiles"]]
     assert laid and all(isinstance(t, list) and len(t) == 2 for t in laid)
-    assert turn["legal"] == [{"action": "play", "tile": [4, 4], "train": 3}]
+    assert turn["legal"] == [{"action": "play", "tile": [8, 7], "train": 4}]
 
 
 def test_a_realistic_view_is_realistic() -> None:
@@ -170,6 +172,25 @@ def test_a_realistic_view_is_realistic() -> None:
     assert view.drawn is not None
     assert all(train.tiles for train in view.trains)
     assert view.open_doubles and any(view.markers)
+
+
+def test_binding_is_on_the_wire() -> None:
+    # The late turn is seat 3's own follow-up of its 4-4 on train 2: the double is open
+    # and binds nobody.
+    late = json.loads(encode(TURN_LATE))["view"]
+    assert late["step"] == "follow" and late["open_doubles"] == [2] and late["binding"] == []
+    # Seat 0 left 5-5 open on its train: seat 1's turn request names the train that binds it.
+    hands = [[(5, 5), (12, 3), (9, 1)], [(5, 1), (12, 9)], [(3, 2)], [(11, 0)]]
+    state = position(preset("standard"), hands, trains={0: [(12, 5)]}, boneyard=[(10, 10)])
+    state = apply(apply(state, play(5, 5, 0)), play(12, 3, 4))
+    view = json.loads(encode(turn_request(state, 3, 1000, 30_000)))["view"]
+    assert view["open_doubles"] == [0] and view["binding"] == [0]
+    # A bot written before `binding` decodes the view as before, and the field is optional.
+    assert json.loads(encode(TURN_START))["view"]["binding"] == []
+    line = encode(TURN_LATE).decode().replace(',"binding":[]', "")
+    assert '"binding"' not in line
+    turn = decode_to_bot(line)
+    assert isinstance(turn, m.Turn) and turn.view.binding == []
 
 
 @pytest.mark.parametrize("turn", [TURN_START, TURN_LATE], ids=["start", "late"])
@@ -202,9 +223,16 @@ def test_move_spec_omits_defaults() -> None:
 
 def every_field(kind: type[msgspec.Struct]) -> st.SearchStrategy[msgspec.Struct]:
     """Instances of `kind` with every field drawn (hypothesis would pass a default
-    factory object itself for a field like `branches: list[int] = []`)."""
+    factory object itself for a field like `branches: list[int] = []`), nested
+    structs too (`Turn.view` has `binding: list[int] = []`)."""
     fields = msgspec.structs.fields(kind)
-    return st.builds(kind, **{f.name: st.from_type(f.type) for f in fields})
+    return st.builds(kind, **{f.name: _field_strategy(f.type) for f in fields})
+
+
+def _field_strategy(kind: Any) -> st.SearchStrategy[Any]:
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        return every_field(kind)
+    return st.from_type(kind)
 
 
 @pytest.mark.parametrize("kind", m.TO_BOT_TYPES + m.FROM_BOT_TYPES, ids=lambda t: t.__name__)

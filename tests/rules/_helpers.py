@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 
-from referee.rules import State, Tile, apply, view
+from referee.rules import PASS, State, Tile, apply, legal_moves, view
 
 
 def run(state: State, *moves: object) -> State:
     for move in moves:
         state = apply(state, move)
+    return state
+
+
+def pass_to_round_end(state: State) -> State:
+    """Every seat passes (it must: nothing plays) until the round is blocked."""
+    index = state.round_index
+    while state.round_index == index:
+        assert legal_moves(state) == (PASS,)
+        state = apply(state, PASS)
     return state
 
 

@@ -94,7 +94,8 @@ def test_follow_up_unable_draws_and_plays_the_drawn_tile() -> None:
     assert legal_moves(drawn) == (play(12, 8, MEX),)
     done = apply(drawn, play(12, 8, MEX))
     assert done.to_move == 1
-    assert done.markers == NO_MARKERS
+    # The 5-5 is left unfinished on seat 0's own train: its marker goes up (004).
+    assert done.markers == (True, False, False, False)
     assert done.open_doubles == (0,)
 
 
@@ -131,28 +132,38 @@ def test_follow_up_with_another_double_repeats() -> None:
 # ---------------------------------------------------------------- binding the table
 
 
-def left_open() -> State:
+# The standard preset marks a train whose owner leaves a double on it unfinished
+# (004); with the option off the train stays private, as in the other presets.
+PRIVATE_DOUBLES = preset("standard", unfinished_own_double_marks=False)
+
+
+def left_open(rules: Rules = RULES) -> State:
     """Seat 0 played 5-5 on its own train, then 12-3 on the Mexican train: seat 1 to move."""
-    state = double_on_own_train([(5, 5), (12, 3), (9, 1)])
+    state = double_on_own_train([(5, 5), (12, 3), (9, 1)], rules=rules)
     return run(state, play(5, 5, 0), play(12, 3, MEX))
 
 
 def test_open_double_binds_the_next_seat_on_a_private_train() -> None:
-    state = left_open()
-    assert state.to_move == 1
-    assert state.markers == NO_MARKERS  # seat 0's train is private
-    assert state.open_doubles == (0,)
-    # 3-4 fits the Mexican train and 12-9 starts seat 1's own: both barred.
-    assert legal_moves(state) == (play(5, 1, 0),)
-    expected = "the open double 5-5 on seat 0's train must be satisfied first"
-    assert rejected(state, play(12, 9, 1)) == expected
-    assert rejected(state, play(4, 3, MEX)) == expected
+    private = left_open(PRIVATE_DOUBLES)
+    assert private.markers == NO_MARKERS  # seat 0's train is private
+    public = left_open()
+    assert public.markers == (True, False, False, False)  # 004: left unfinished, marked
+    for state in (private, public):
+        assert state.to_move == 1
+        assert state.open_doubles == (0,)
+        # 3-4 fits the Mexican train and 12-9 starts seat 1's own: both barred.
+        assert legal_moves(state) == (play(5, 1, 0),)
+        expected = "the open double 5-5 on seat 0's train must be satisfied first"
+        assert rejected(state, play(12, 9, 1)) == expected
+        assert rejected(state, play(4, 3, MEX)) == expected
 
 
 def test_satisfying_the_double_frees_the_table() -> None:
     after = apply(left_open(), play(5, 1, 0))
     assert after.open_doubles == ()
-    assert after.markers == NO_MARKERS
+    # Seat 0's marker, raised for the unfinished double, stays up: only a play
+    # by seat 0's side takes it down.
+    assert after.markers == (True, False, False, False)
     assert after.trains[0].end == 1
     assert after.to_move == 2
     assert legal_moves(after) == (play(3, 2, MEX),)
@@ -164,7 +175,7 @@ def test_open_double_binds_its_own_player_on_the_next_turn() -> None:
     state = deal(hands, trains={0: [(12, 5)]}, boneyard=boneyard)
     state = run(state, play(5, 5, 0), play(12, 3, MEX), *(DRAW, PASS) * 3)
     assert state.to_move == 0
-    assert state.markers == (False, True, True, True)
+    assert state.markers == (True, True, True, True)  # seat 0's for the unfinished 5-5
     # 3-1 would fit the Mexican train (end 3), but seat 0's own 5-5 binds it too.
     assert legal_moves(state) == (play(5, 2, 0),)
 
@@ -329,10 +340,18 @@ def test_without_binding_the_double_still_forces_a_follow_up() -> None:
 
 
 def test_without_binding_the_next_seat_plays_anywhere_open() -> None:
-    rules = preset("standard", doubles_bind=False)
-    state = double_on_own_train([(5, 5), (12, 3), (9, 1)], rules=rules)
-    after = run(state, play(5, 5, 0), play(12, 3, MEX))
-    assert after.to_move == 1
-    assert after.open_doubles == (0,)
-    # Seat 0's train stays private: 5-1 is not playable, the rest is.
-    assert legal_moves(after) == (play(12, 9, 1), play(4, 3, MEX))
+    for marks in (False, True):
+        rules = preset("standard", doubles_bind=False, unfinished_own_double_marks=marks)
+        state = double_on_own_train([(5, 5), (12, 3), (9, 1)], rules=rules)
+        after = run(state, play(5, 5, 0), play(12, 3, MEX))
+        assert after.to_move == 1
+        assert after.open_doubles == (0,)
+        if marks:
+            # 004: seat 0 left the double on its own train unfinished, so the
+            # train is public and 5-1 may finish it, among the other plays.
+            assert after.markers == (True, False, False, False)
+            assert legal_moves(after) == (play(5, 1, 0), play(12, 9, 1), play(4, 3, MEX))
+        else:
+            # Seat 0's train stays private: 5-1 is not playable, the rest is.
+            assert after.markers == NO_MARKERS
+            assert legal_moves(after) == (play(12, 9, 1), play(4, 3, MEX))

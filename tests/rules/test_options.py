@@ -14,10 +14,13 @@ from referee.rules import (
     OPTION_NAMES,
     PRESETS,
     VARIANTS,
+    BindDuration,
     EngineSource,
     FirstPlayer,
     FirstTurn,
+    FollowUp,
     HandTable,
+    OwnDoubleFollowUp,
     RoundOrder,
     Rules,
     RulesError,
@@ -29,21 +32,31 @@ from referee.rules import (
 SPEC = Path(__file__).resolve().parents[2] / "spec" / "RULES.md"
 
 # The presets table of spec/RULES.md, written out by hand.
-MASTERS: dict[str, Any] = {"first_turn": FirstTurn.LONG, "first_turns_complete": True}
+MASTERS: dict[str, Any] = {
+    "first_turn": FirstTurn.LONG,
+    "first_turns_complete": True,
+    "first_train_until_stuck": True,
+    "first_train_draws": False,
+    "unfinished_own_double_marks": False,
+}
 CELKO: dict[str, Any] = {
     "hand_table": HandTable.CELKO,
     "first_turn": FirstTurn.LONG,
     "mexican_start_restricted": True,
     "announce_one_tile": True,
-    "satisfy_order": SatisfyOrder.REVERSE,
+    "satisfy_order": SatisfyOrder.LAST,
     "any_play_clears_marker": True,
+    "unfinished_own_double_marks": False,
 }
 PRIVATE: dict[str, Any] = {
     "mexican_train": False,
     "hand_table": HandTable.DENOMINATION,
     "engine_source": EngineSource.CENTER,
+    "unfinished_own_double_marks": False,
     "first_player": FirstPlayer.HIGHEST_SINGLE,
-    "draw_until_playable": True,
+    "follow_up": FollowUp.ON_DOUBLE,
+    "own_double_follow_up": OwnDoubleFollowUp.OPTIONAL,
+    "bind_duration": BindDuration.NEXT_TURN,
 }
 EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -51,13 +64,20 @@ EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "celko": CELKO,
     "private-trains": PRIVATE,
 }
+# The options of the long first turn, back to their defaults with another first turn.
+LONG_ONLY_DEFAULTS: dict[str, Any] = {
+    "first_turns_complete": False,
+    "first_train_until_stuck": False,
+    "first_train_draws": True,
+}
 EXPECTED_VARIANTS: dict[str, dict[str, Any]] = {
     "teams": {"teams": True},
     "branching-doubles": {"branching_doubles": True},
     "swan-drive": {"swan_drive": True},
-    "fast-first-turn": {"first_turn": FirstTurn.FAST, "first_turns_complete": False},
-    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, "first_turns_complete": False},
+    "fast-first-turn": {"first_turn": FirstTurn.FAST, **LONG_ONLY_DEFAULTS},
+    "delayed-first-turn": {"first_turn": FirstTurn.DELAYED, **LONG_ONLY_DEFAULTS},
     "announce": {"announce_one_tile": True},
+    "optional-rule": {"bind_duration": BindDuration.UNTIL_SATISFIED},
 }
 
 # The standard hand table of spec/RULES.md: set -> {players: tiles}.
@@ -97,13 +117,19 @@ def test_defaults_are_the_spec_table() -> None:
         "first_player": "after-holder",
         "first_turn": "single",
         "first_turns_complete": False,
+        "first_train_until_stuck": False,
+        "first_train_draws": True,
         "mexican_train": True,
         "mexican_start_restricted": False,
         "must_play": True,
         "draw_until_playable": False,
         "doubles_bind": True,
         "satisfy_order": "any",
+        "follow_up": "any",
+        "own_double_follow_up": "required",
+        "bind_duration": "until-satisfied",
         "any_play_clears_marker": False,
+        "unfinished_own_double_marks": True,
         "double_blank_score": 50,
         "teams": False,
         "branching_doubles": False,
@@ -150,7 +176,9 @@ def test_variants_combine_in_order() -> None:
     assert rules == Rules(**MASTERS, teams=True, swan_drive=True)
     later = preset("standard+fast-first-turn+delayed-first-turn")
     assert later.first_turn is FirstTurn.DELAYED
-    assert preset("masters+fast-first-turn").first_turns_complete is False
+    fast = preset("masters+fast-first-turn")
+    assert not fast.first_turns_complete and not fast.first_train_until_stuck
+    assert fast.first_train_draws
 
 
 def test_spaces_around_the_name_are_ignored() -> None:
@@ -189,6 +217,14 @@ def test_spaces_around_the_name_are_ignored() -> None:
         ({"rounds": "single"}, {"rounds": RoundOrder.SINGLE}),
         ({"hand_table": "denomination"}, {"hand_table": HandTable.DENOMINATION}),
         ({"satisfy_order": "reverse"}, {"satisfy_order": SatisfyOrder.REVERSE}),
+        ({"follow_up": "on-double"}, {"follow_up": FollowUp.ON_DOUBLE}),
+        ({"follow_up": "on_double"}, {"follow_up": FollowUp.ON_DOUBLE}),
+        (
+            {"own_double_follow_up": "optional"},
+            {"own_double_follow_up": OwnDoubleFollowUp.OPTIONAL},
+        ),
+        ({"bind_duration": "next-turn"}, {"bind_duration": BindDuration.NEXT_TURN}),
+        ({"bind-duration": "until-satisfied"}, {}),
         ({"double_blank_score": "0"}, {"double_blank_score": 0}),
         ({"announce_penalty": 3}, {"announce_penalty": 3}),
     ],
@@ -310,6 +346,9 @@ def test_max_pip_10_is_refused_when_constructed_directly() -> None:
         ({"double_blank_score": -1}, "double_blank_score"),
         ({"announce_penalty": -1}, "announce_penalty"),
         ({"first_turns_complete": True}, "first_turns_complete"),
+        ({"first_train_until_stuck": True}, "first_train_until_stuck"),
+        ({"first_train_draws": False}, "first_train_draws"),
+        ({"first_turn": "delayed", "first_train_draws": False}, "first_train_draws"),
         ({"mexican_start_restricted": True, "mexican_train": False}, "mexican_start_restricted"),
     ],
 )

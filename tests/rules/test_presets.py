@@ -18,6 +18,7 @@ from referee.rules import (
     RulesError,
     State,
     apply,
+    binding,
     full_set,
     legal_moves,
     new_game,
@@ -28,7 +29,7 @@ from referee.rules import (
     view,
 )
 
-from ._helpers import assert_views_private, run
+from ._helpers import assert_views_private, pass_to_round_end, run
 
 # ---------------------------------------------------------------- helpers
 
@@ -47,37 +48,13 @@ def walk_first_moves(state: State, steps: int) -> None:
 MASTERS = preset("masters", max_pip=6, players=2)  # engine 6-6; Mexican train is train 2
 
 
-def test_masters_first_turn_builds_own_train_only_and_may_end_after_each_tile() -> None:
-    hands = [[(6, 5), (6, 2), (5, 4), (4, 1)], [(6, 3), (3, 0), (2, 2)]]
-    s = position(MASTERS, hands, first_turns=True)
-    # Both 6-2 and 6-5 would start the Mexican train in a normal turn: not in the first.
-    assert legal_moves(s) == (play(6, 2, 0), play(6, 5, 0))
-    s = apply(s, play(6, 5, 0))
-    assert (s.to_move, s.ctx) == (0, Ctx.CONTINUE)
-    assert legal_moves(s) == (play(5, 4, 0), END)
-    s = apply(s, play(5, 4, 0))
-    assert legal_moves(s) == (play(4, 1, 0), END)
-    s = apply(s, END)
-    assert (s.to_move, s.ctx) == (1, Ctx.START)
-    assert s.trains[0].tiles == (tile(6, 5), tile(5, 4))
-    assert s.hands[0] == (tile(4, 1), tile(6, 2))
-    assert s.markers == (False, False)
-    # Seat 1's first turn is long too; seat 0's second turn is one tile, anywhere open.
-    assert legal_moves(s) == (play(6, 3, 1),)
-    s = run(s, play(6, 3, 1), play(3, 0, 1))
-    assert s.to_move == 1 and s.ctx is Ctx.CONTINUE and legal_moves(s) == (END,)
-    s = apply(s, END)
-    assert legal_moves(s) == (play(4, 1, 0), play(6, 2, 2))
-    s = apply(s, play(4, 1, 0))
-    assert (s.to_move, s.ctx) == (1, Ctx.START)
-
-
 def test_masters_double_in_first_train_must_be_followed() -> None:
     s = position(MASTERS, [[(6, 5), (5, 5), (5, 3), (3, 1)], [(6, 0)]], first_turns=True)
     s = run(s, play(6, 5, 0), play(5, 5, 0))
     assert s.ctx is Ctx.FOLLOW and legal_moves(s) == (play(5, 3, 0),)
     s = apply(s, play(5, 3, 0))
-    assert s.ctx is Ctx.CONTINUE and legal_moves(s) == (play(3, 1, 0), END)
+    # first_train_until_stuck: 3-1 fits, so no END yet.
+    assert s.ctx is Ctx.CONTINUE and legal_moves(s) == (play(3, 1, 0),)
 
 
 def test_masters_unfollowed_double_in_first_train_draws_then_passes() -> None:
@@ -94,37 +71,6 @@ def test_masters_unfollowed_double_in_first_train_draws_then_passes() -> None:
     s = apply(s, PASS)
     assert s.to_move == 1 and s.markers == (True, False)
     assert s.open_doubles == (0,)
-
-
-def test_masters_unable_to_start_draws_and_plays_on_if_the_tile_starts_the_train() -> None:
-    s = position(
-        MASTERS,
-        [[(5, 4), (3, 1)], [(6, 0)]],
-        boneyard=[(6, 1), (2, 0)],
-        first_turns=True,
-    )
-    assert legal_moves(s) == (DRAW,)
-    s = apply(s, DRAW)
-    assert s.drawn == tile(6, 1) and legal_moves(s) == (play(6, 1, 0),)
-    s = apply(s, play(6, 1, 0))
-    assert (s.to_move, s.ctx) == (0, Ctx.CONTINUE)
-    assert legal_moves(s) == (play(3, 1, 0), END)
-
-
-def test_masters_unable_to_start_and_drawn_tile_does_not_start_marks_the_train() -> None:
-    s = position(
-        MASTERS,
-        [[(5, 4), (3, 1)], [(6, 0)]],
-        boneyard=[(2, 0), (6, 1)],
-        first_turns=True,
-    )
-    s = apply(s, DRAW)
-    assert s.drawn == tile(2, 0) and legal_moves(s) == (PASS,)
-    s = apply(s, PASS)
-    assert s.to_move == 1 and s.markers == (True, False)
-    assert s.trains[0].tiles == ()
-    assert s.hands[0] == (tile(2, 0), tile(3, 1), tile(5, 4))
-    assert s.first_pending[0] is False  # the next turn is an ordinary one
 
 
 def test_masters_open_double_does_not_bind_during_first_turns_then_binds() -> None:
@@ -274,7 +220,9 @@ def test_celko_open_doubles_are_satisfied_latest_first() -> None:
     # The 5-5 on train 0 was played last: it comes before the 3-3 on the Mexican train.
     assert s.to_move == 1 and legal_moves(s) == (play(5, 1, 0),)
     s = apply(s, play(5, 1, 0))
-    assert s.to_move == 2 and legal_moves(s) == (play(3, 0, 4),)
+    # The 5-5 was the last double played: once it is played on, the 3-3 binds nobody
+    # (002's double marker goes back to the engine); seat 2's only play is on it anyway.
+    assert s.to_move == 2 and binding(s) == () and legal_moves(s) == (play(3, 0, 4),)
     std = preset("standard", max_pip=6, players=4)
     s = position(std, hands, trains=trains, boneyard=[(2, 1), (4, 2)])
     s = run(s, play(3, 3, 4), play(5, 5, 0), DRAW, PASS)
@@ -444,11 +392,7 @@ def test_private_trains_first_player_ignores_doubles_and_breaks_ties_by_higher_e
 
 def _blocked_round(hands: list[list[tuple[int, int]]], to_move: int) -> State:
     rules = preset("private-trains", players=3)
-    s = position(rules, hands, boneyard=[], to_move=to_move)
-    while s.round_index == 0:
-        assert legal_moves(s) == (PASS,)
-        s = apply(s, PASS)
-    return s
+    return pass_to_round_end(position(rules, hands, boneyard=[], to_move=to_move))
 
 
 def test_private_trains_later_round_starts_with_the_lowest_previous_score() -> None:
@@ -477,9 +421,14 @@ def test_private_trains_seat_that_went_out_starts_the_next_round() -> None:
     assert s.round_index == 1 and s.starter == s.to_move == 1
 
 
-def test_private_trains_draws_until_playable() -> None:
+# `draw_until_playable` is in no preset since issue 14 (003 draws once a turn: see
+# tests/rules/test_seed_decisions.py); it is shown here on private-trains' table.
+DRAW_UNTIL = preset("private-trains", draw_until_playable=True)
+
+
+def test_draw_until_playable_draws_until_a_tile_plays() -> None:
     boneyard = [(1, 0), (2, 0), (12, 3), (4, 0)]
-    s = position(PRIVATE, [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
+    s = position(DRAW_UNTIL, [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
     assert legal_moves(s) == (DRAW,)
     s = apply(s, DRAW)
     assert s.drawn == tile(1, 0) and legal_moves(s) == (DRAW,)
@@ -492,9 +441,9 @@ def test_private_trains_draws_until_playable() -> None:
     assert s.hands[0] == (tile(1, 0), tile(2, 0), tile(5, 4))
 
 
-def test_private_trains_draw_until_playable_stops_at_an_empty_boneyard() -> None:
+def test_draw_until_playable_stops_at_an_empty_boneyard() -> None:
     boneyard = [(1, 0), (2, 0)]
-    s = position(PRIVATE, [[(5, 4)], [(12, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
+    s = position(DRAW_UNTIL, [[(5, 4)], [(12, 3)], [(6, 6)], [(7, 7)]], boneyard=boneyard)
     s = run(s, DRAW, DRAW)
     assert s.boneyard == () and legal_moves(s) == (PASS,)
     s = apply(s, PASS)
@@ -502,11 +451,11 @@ def test_private_trains_draw_until_playable_stops_at_an_empty_boneyard() -> None
 
 
 def test_private_trains_drawn_tile_may_fit_a_public_train() -> None:
-    boneyard = [(1, 0), (8, 2), (12, 0)]
+    boneyard = [(8, 2), (12, 0)]
     trains = {2: [(12, 8)]}
     hands = [[(5, 4)], [(3, 3)], [(6, 6)], [(7, 7)]]
     s = position(PRIVATE, hands, boneyard=boneyard, trains=trains, markers=[2])
-    s = run(s, DRAW, DRAW)
+    s = apply(s, DRAW)
     assert s.drawn == tile(8, 2) and legal_moves(s) == (play(8, 2, 2),)
 
 

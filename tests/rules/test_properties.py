@@ -31,6 +31,7 @@ from referee.rules import (
     PASS,
     PRESETS,
     VARIANTS,
+    Ctx,
     FirstTurn,
     IllegalMoveError,
     Move,
@@ -41,6 +42,7 @@ from referee.rules import (
     State,
     Tile,
     apply,
+    binding,
     full_set,
     legal_moves,
     new_game,
@@ -56,6 +58,7 @@ SOLO_VARIANTS = (
     "+fast-first-turn",
     "+delayed-first-turn",
     "+announce",
+    "+optional-rule",
 )
 TEAM_COUNTS = (4, 6, 8)
 COMBOS = (
@@ -80,6 +83,19 @@ EXTRAS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("masters", {"mexican_train": False}),
     ("standard+branching-doubles", {"doubles_bind": False, "must_play": False}),
     ("celko", {"announce_penalty": 5, "double_blank_score": 0}),
+    ("standard+swan-drive", {"unfinished_own_double_marks": False}),
+    ("celko+teams+branching-doubles", {"unfinished_own_double_marks": True}),
+    ("private-trains", {"draw_until_playable": True, "must_play": False}),
+    ("standard", {"follow_up": "on-double"}),
+    ("standard", {"own_double_follow_up": "optional"}),
+    ("standard", {"bind_duration": "next-turn"}),
+    ("standard+teams", {"own_double_follow_up": "optional", "bind_duration": "next-turn"}),
+    ("masters", {"follow_up": "on-double", "own_double_follow_up": "optional"}),
+    ("celko+swan-drive", {"follow_up": "on-double", "bind_duration": "next-turn"}),
+    ("standard+fast-first-turn", {"follow_up": "on-double", "own_double_follow_up": "optional"}),
+    ("private-trains+branching-doubles", {"satisfy_order": "reverse"}),
+    ("standard+teams", {"satisfy_order": "last"}),
+    ("masters+swan-drive", {"satisfy_order": "last", "bind_duration": "next-turn"}),
 )
 # Player counts each set's standard hand table covers (spec/RULES.md, "Hand sizes").
 SET_PLAYERS = {6: range(2, 5), 9: range(2, 9), 12: range(2, 9), 15: range(2, 13), 18: range(2, 17)}
@@ -278,6 +294,14 @@ class Checker:
                 assert m == Move(m.kind), m
         if MoveKind.DRAW in {m.kind for m in legal}:
             assert state.boneyard
+        # `binding` names live open doubles, only at the start of a turn, and confines
+        # every play to them.
+        bound = binding(state)
+        if bound:
+            full = self.rules.max_pip + 1
+            live = {i for i in state.open_doubles if state.table_count[state.trains[i].end] < full}
+            assert state.ctx is Ctx.START and set(bound) <= live, (bound, state.open_doubles)
+            assert all(m.train in bound for m in legal if m.kind is MoveKind.PLAY), legal
         before = _snapshot(state)
         for m in legal:
             after = apply(state, m)
@@ -314,6 +338,8 @@ class Checker:
         for seat in sorted(seats):
             v = view(state, seat)
             assert v.hand == state.hands[seat]
+            assert v.binding == (binding(state) if seat == state.to_move else ())
+            assert set(v.binding) <= set(v.open_doubles) <= set(state.open_doubles)
             assert v.results == state.results  # hands of past rounds are public
             hidden: set[Tile] = set(state.boneyard)
             for other in range(n):

@@ -110,8 +110,8 @@ def test_masters_later_turn_starts_the_train_with_one_tile() -> None:
     # that starts its train, "can only play this one domino and remove their marker".
     rules = preset("masters", max_pip=6, players=2)  # engine 6-6; Mexican train is 2
     hands = [[(5, 4), (3, 1), (1, 0)], [(6, 0), (2, 0), (3, 3)]]
-    state = position(rules, hands, boneyard=[(2, 2), (6, 5)], first_turns=True)
-    state = run(state, DRAW, PASS)  # 2-2 does not start seat 0's train
+    state = position(rules, hands, boneyard=[(6, 5), (2, 2)], first_turns=True)
+    state = apply(state, PASS)  # unable to start, without drawing (first_train_draws)
     assert state.markers == (True, False)
     state = run(state, play(6, 0, 1), play(2, 0, 1), END)
     assert state.to_move == 0 and legal_moves(state) == (DRAW,)

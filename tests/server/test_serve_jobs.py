@@ -23,7 +23,8 @@ from referee.connection import Connection
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
 from referee.league.pool import BotPool, league_hello
-from referee.server import BotServer, TcpSession, serve_league
+from referee.server import BotServer, serve_league
+from referee.session import TcpSession
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]

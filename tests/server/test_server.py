@@ -13,6 +13,9 @@ import dataclasses
 import json
 import logging
 import os
+import shlex
+import signal
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -396,6 +399,23 @@ def test_connect_reports_a_bad_address_and_a_missing_token_file(tmp_path: Path) 
     assert "no-such-bot-program: no such program" in result.output
 
 
+def test_connect_to_a_port_nobody_listens_on_names_the_reason(tmp_path: Path) -> None:
+    # A port that was free a moment ago: nothing listens on it, so the kernel refuses.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "c.token").write_text(TOKEN_C)
+    referee = str(Path(sys.executable).parent / "referee")
+    args = [referee, "connect", f"127.0.0.1:{port}", "--name", "c"]
+    args += ["--token-file", str(tmp_path / "c.token"), "--no-reconnect", "--", *RANDOM]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"referee connect: c: dropped: cannot connect to 127.0.0.1:{port}: Connection refused\n"
+    )
+
+
 async def test_the_bridge_stops_when_its_bot_cannot_start(tmp_path: Path) -> None:
     # The program passed the command line's check, then went away before the login.
     async with listening(tmp_path, "") as on:
@@ -405,13 +425,38 @@ async def test_the_bridge_stops_when_its_bot_cannot_start(tmp_path: Path) -> Non
     assert outcome.kind == "failed" and "cannot start" in outcome.detail, outcome
 
 
+def test_serve_interrupted_prints_the_command_that_resumes_it(tmp_path: Path) -> None:
+    # Nobody connects: the first game waits for its tcp seats until Ctrl-C.
+    config = write_league(tmp_path, tcp=True, startup_ms=60_000)
+    referee = str(Path(sys.executable).parent / "referee")
+    args = ["serve", str(config.path), "--port", "0", "-j", "1", "--host", "127.0.0.1", "-q"]
+    serve = subprocess.Popen(
+        [referee, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert serve.stdout is not None
+        assert serve.stdout.readline().startswith("listening on 127.0.0.1:")
+        serve.send_signal(signal.SIGINT)
+        _, err = serve.communicate(timeout=30)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.communicate()
+    assert serve.returncode == 130, err
+    printed = err.rstrip().rsplit("Resume with: ", 1)[1]
+    assert shlex.split(printed) == [
+        *("referee", "serve", str(config.path), "--out", str(config.out), "--resume"),
+        *("--host", "127.0.0.1", "--port", "0", "--jobs", "1", "--quiet"),
+    ]
+
+
 def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     config = write_league(tmp_path, tcp=True)
     (tmp_path / "c.token").write_text(TOKEN_C)
     referee = [sys.executable, "-m", "referee.cli"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     serve = subprocess.Popen(
-        [*referee, "serve", str(config.path), "--port", "0", "-q"],
+        [*referee, "serve", str(config.path), "--port", "0", "--report-every", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -447,6 +492,11 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     assert serve.returncode == 0, err
     assert all(b.returncode == 0 for b in bridges), said
     assert "standings written" in out
+    # Not a terminal: a line per game and, as asked, the standings after each.
+    lines = out.splitlines()
+    for n in (1, 2):
+        assert any(line.startswith(f"Finished game {n} of 2 (") for line in lines), out
+        assert f"tcp-test: after {n} games" in [line.strip() for line in lines]  # centred
     for text in (out, err, *said):
         assert TOKEN_C not in text and TOKEN_D not in text
     assert len(games(config)) == 2 and faults(config) == []

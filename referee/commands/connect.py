@@ -1,0 +1,57 @@
+"""`referee connect`: a stdio bot relayed to a `referee serve` over TCP."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import fail, run_trio
+
+
+@click.command("connect", context_settings={"ignore_unknown_options": True})
+@click.argument("address", metavar="HOST:PORT")
+@click.option("--name", required=True, help="The bot's name in the league.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="File holding the bot's token.",
+)
+@click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def connect_cmd(
+    address: str, name: str, token_file: str, no_reconnect: bool, command: tuple[str, ...]
+) -> None:
+    """Relay a stdio bot to a server: referee connect HOST:PORT --name N --token-file F -- CMD."""
+    import logging
+    from pathlib import Path
+
+    from ..bridge import run_bridge
+    from ..process import BotSpec, findable
+
+    logging.basicConfig(level=logging.WARNING, format="referee connect: %(message)s")
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not host or not port_text.isdigit():
+        fail(f"{address}: expected HOST:PORT")
+    try:
+        token = Path(token_file).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        fail(f"{token_file}: cannot read the token file")
+    if not token:
+        fail(f"{token_file}: the token file is empty")
+    if not findable(BotSpec(name=name, argv=command)):
+        fail(f"{command[0]}: no such program, or not executable (the bot's command, after --)")
+    try:
+        outcome = run_trio(
+            lambda: run_bridge(
+                host.strip("[]"), int(port_text), name, token, command, reconnect=not no_reconnect
+            )
+        )
+    except KeyboardInterrupt:
+        sys.exit(130)
+    if outcome.kind == "done":
+        click.echo(f"{name}: the league is over")
+        sys.exit(0)
+    click.echo(f"referee connect: {name}: {outcome.kind}: {outcome.detail}", err=True)
+    sys.exit(1)

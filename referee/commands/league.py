@@ -1,0 +1,107 @@
+"""`referee league`: a league of bot processes, here or on a Dask cluster."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from .common import LEAGUE_SANDBOX, fail, run_trio, sandbox_option, wide_console
+from .league_options import (
+    cluster_option,
+    load_league,
+    open_cluster,
+    quiet_option,
+    report_every_option,
+    resume_command,
+)
+
+if TYPE_CHECKING:
+    from ..league.cluster import Cluster
+    from ..league.standings import Standings
+
+
+@click.command("league")
+@click.argument("config_file", type=click.Path(dir_okay=False))
+@sandbox_option(LEAGUE_SANDBOX)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games at once (default: league.jobs, else the number of cores). With "
+    "--cluster local:N they are shared among the N workers; with a scheduler address "
+    "they count only the games with a tcp seat, which are played here.",
+)
+@click.option(
+    "--out",
+    metavar="DIRECTORY",
+    default=None,
+    help="Output folder (default: league.out of the file).",
+)
+@click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@cluster_option
+@quiet_option
+@report_every_option
+def league_cmd(
+    sandbox: str | None,
+    config_file: str,
+    jobs: int | None,
+    out: str | None,
+    resume: bool,
+    cluster: str | None,
+    quiet: bool,
+    report_every: int,
+) -> None:
+    """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
+    [--cluster local:N | tcp://HOST:PORT]."""
+
+    from ..league.cluster import ClusterError
+    from ..league.config import default_jobs
+    from ..league.ledger import LedgerError
+    from ..league.run import print_standings, run_league
+    from ..outputs import OutputError
+
+    config = load_league(config_file, out, sandbox, cluster)
+    console = wide_console()
+    workers = jobs or config.jobs or default_jobs()
+    resume_cmd = resume_command(config.out)
+
+    used: list[Cluster] = []
+
+    async def league() -> Standings:
+        async with open_cluster(cluster, workers) as dask:
+            if dask is not None:
+                used.append(dask)
+            return await run_league(
+                config,
+                jobs=workers,
+                resume=resume,
+                console=console,
+                quiet=quiet,
+                report_every=report_every,
+                cluster=dask,
+            )
+
+    try:
+        standings = run_trio(league)
+    except (LedgerError, ClusterError, OutputError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        click.echo(
+            "referee: interrupted; games in progress were abandoned (not scored) and every "
+            f"bot was ended. Resume with: {resume_cmd}",
+            err=True,
+        )
+        sys.exit(130)
+    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    if used:
+        stats = used[0].stats
+        lost = f", {stats.lost} lost on the way" if stats.lost else ""
+        console.print(
+            f"cluster {cluster}: {stats.games} games in {stats.tasks} tasks on "
+            f"{len(stats.workers)} workers{lost}"
+        )
+    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    sys.exit(0)

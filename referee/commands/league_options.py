@@ -1,0 +1,131 @@
+"""What `league` and `serve` share: the --cluster, --quiet and --report-every
+options, the league file read with the command's options applied, the cluster,
+and the command line that resumes an interrupted league."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import click
+
+from .common import fail
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..league.cluster import Cluster
+    from ..league.config import LeagueConfig
+
+
+cluster_option = click.option(
+    "--cluster",
+    metavar="local:N|ADDRESS",
+    default=None,
+    help="Run games on a Dask cluster: local:N starts N worker processes here, "
+    "tcp://HOST:8786 uses a running scheduler.",
+)
+
+quiet_option = click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress bar (in a terminal) or line per game (elsewhere); standings only.",
+)
+report_every_option = click.option(
+    "--report-every",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Print the standings so far after every N games (default 0: only at the end).",
+)
+
+
+@contextlib.asynccontextmanager
+async def open_cluster(target: str | None, jobs: int) -> AsyncIterator[Cluster | None]:
+    """The cluster of --cluster, closed on the way out; None without the option.
+
+    A local:N cluster gives each worker its share of --jobs as task threads.
+    (`referee.league.cluster` imports Dask only inside `Cluster.open`.)"""
+    if target is None:
+        yield None
+        return
+    import trio
+
+    from ..league.cluster import LOCAL, Cluster
+
+    local = LOCAL.fullmatch(target)
+    threads = max(1, -(-jobs // int(local[1]))) if local and int(local[1]) else 1
+    opened = await trio.to_thread.run_sync(Cluster.open, target, threads)
+    try:
+        yield opened
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(opened.close)
+
+
+def load_league(
+    config_file: str, out: str | None, sandbox: str | None, cluster: str | None
+) -> LeagueConfig:
+    """The league file with --out and --sandbox applied, and --cluster checked; a bad
+    file or cluster address is a one-line error (exit 2) before anything starts. Bots
+    that "auto" leaves without a sandbox (bubblewrap does not work) are named in one
+    line on stderr."""
+    from pathlib import Path
+
+    from ..league.cluster import ClusterError, check_target
+    from ..league.config import ConfigError, load_config
+    from ..outputs import OutputError, ready_folder
+
+    try:
+        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
+        if cluster is not None:
+            check_target(cluster)
+        ready_folder(config.out, "--out" if out else "league.out")
+    except (ConfigError, ClusterError, OutputError) as exc:
+        fail(str(exc))
+    if config.sandbox_note is not None:
+        bare = [b.name for b in config.bots if not b.tcp and b.spec.sandbox == "none"]
+        click.echo(
+            f"referee: warning: bubblewrap does not work here ({config.sandbox_note}): "
+            f"{', '.join(bare)} run WITHOUT a sandbox and can read the logs of their games; "
+            "the standings will say so",
+            err=True,
+        )
+    return config
+
+
+def resume_command(out: Path) -> str:
+    """The command line that resumes this league: the command's arguments and every
+    option that was given, as click parsed them, with `--out` set to the folder used
+    and `--resume` added; quoted for a POSIX shell."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    words = ["referee", ctx.command.name or ""]
+    options: list[str] = []
+    for param in ctx.command.params:
+        if param.name not in ctx.params:
+            continue  # not a value of the command (--help)
+        value = ctx.params[param.name]
+        if isinstance(param, click.Argument):
+            words += [str(v) for v in value] if param.multiple else [str(value)]
+            continue
+        given = ctx.get_parameter_source(param.name)
+        if param.name in ("out", "resume") or given not in (
+            ParameterSource.COMMANDLINE,
+            ParameterSource.ENVIRONMENT,
+        ):
+            continue
+        flag = max(param.opts, key=len)  # the long name: --jobs, not -j
+        if isinstance(param, click.Option) and param.is_flag:
+            if value:
+                options.append(flag)
+            elif param.secondary_opts:
+                options.append(max(param.secondary_opts, key=len))
+            continue
+        for one in value if param.multiple else [value]:
+            options += [flag, str(one)]
+    return shlex.join([*words, "--out", str(out), "--resume", *options])

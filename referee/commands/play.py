@@ -1,0 +1,197 @@
+"""`referee play`: its options; the game itself is `referee.play.play_from_cli`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from .common import AUTHOR_SANDBOX, env_option, parse_env, parse_sets, sandbox_option
+
+
+def _time_options(func: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(
+        [
+            click.option(
+                "--startup-ms",
+                type=int,
+                default=10_000,
+                show_default=True,
+                help="Time from hello to ready.",
+            ),
+            click.option(
+                "--move-ms",
+                type=int,
+                default=1_000,
+                show_default=True,
+                help="Time per decision before the bank is used.",
+            ),
+            click.option(
+                "--bank-ms",
+                type=int,
+                default=30_000,
+                show_default=True,
+                help="Time bank per game, for overruns.",
+            ),
+            click.option(
+                "--increment-ms",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Added to the bank after each decision.",
+            ),
+            click.option(
+                "--grace-ms",
+                type=int,
+                default=50,
+                show_default=True,
+                help="Harness latency allowance.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@click.command("play")
+@click.argument("bots", nargs=-1, required=True)
+@sandbox_option(AUTHOR_SANDBOX)
+@env_option
+@click.option(
+    "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
+)
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Game seed, for debugging and tests: a small seed is not secret (a bot could find "
+    "it from its hand and know every other hand). Default: a fresh 128-bit secret.",
+)
+@click.option(
+    "--log",
+    "log_file",
+    metavar="FILE",
+    default=None,
+    help="Write the game log to this file.",
+)
+@click.option(
+    "--log-dir",
+    metavar="DIRECTORY",
+    default=".",
+    show_default=True,
+    help="Folder for the game log (named after the game).",
+)
+@click.option(
+    "--stderr-dir",
+    metavar="DIRECTORY",
+    default=None,
+    help="Keep each bot's stderr here (default: the log folder).",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(["forfeit", "default-move"]),
+    default="forfeit",
+    show_default=True,
+    help="What a fault costs.",
+)
+@click.option(
+    "--max-faults",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="With default-move: faults before a forfeit.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
+@click.option(
+    "--bot-seed-key",
+    default=None,
+    metavar="HEX",
+    help="Key for the bots' own seeds (default: fresh each game; the log records it). "
+    "The same seed and key replay deterministic bots exactly.",
+)
+@click.option(
+    "--seat-logs",
+    is_flag=True,
+    help="Also write one log per seat, redacted like that seat's messages.",
+)
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Address-space limit per bot (Linux RLIMIT_AS).",
+)
+@click.option(
+    "--cpu-s",
+    type=click.IntRange(min=1),
+    default=None,
+    help="CPU seconds per bot process (RLIMIT_CPU).",
+)
+@click.option(
+    "--max-files",
+    type=click.IntRange(min=3),
+    default=None,
+    help="Open files per bot (RLIMIT_NOFILE).",
+)
+@click.option(
+    "--max-output-kb",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Bytes (in KiB) a bot may write during one decision.",
+)
+@_time_options
+def play_cmd(
+    sandbox: str | None,
+    env_pairs: tuple[str, ...],
+    bots: tuple[str, ...],
+    rules_name: str,
+    sets: tuple[str, ...],
+    seed: int | None,
+    log_file: str | None,
+    log_dir: str,
+    stderr_dir: str | None,
+    policy: str,
+    max_faults: int,
+    as_json: bool,
+    quiet: bool,
+    bot_seed_key: str | None,
+    seat_logs: bool,
+    memory_mb: int | None,
+    cpu_s: int | None,
+    max_files: int | None,
+    max_output_kb: int | None,
+    startup_ms: int,
+    move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    grace_ms: int,
+) -> None:
+    """Play one game between bot processes: referee play "NAME=cmd args" "cmd args" ...
+
+    Each BOT is a command line (split like a shell would, no shell is run),
+    optionally prefixed NAME=. The table has as many seats as bots.
+    """
+    from ..play import play_from_cli
+    from ..process import Limits
+
+    play_from_cli(
+        bots=bots,
+        rules_name=rules_name,
+        sets=parse_sets(sets),
+        seed=seed,
+        log_file=log_file,
+        log_dir=log_dir,
+        stderr_dir=stderr_dir,
+        policy=policy,
+        max_faults=max_faults,
+        as_json=as_json,
+        quiet=quiet,
+        times=(startup_ms, move_ms, bank_ms, increment_ms, grace_ms),
+        limits=Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files),
+        output_cap=max_output_kb * 1024 if max_output_kb else None,
+        seat_logs=seat_logs,
+        bot_seed_key=bot_seed_key,
+        sandbox=sandbox or AUTHOR_SANDBOX,
+        env=parse_env(env_pairs),
+    )

@@ -1,0 +1,39 @@
+"""`referee standings`: a league's standings again, from its database."""
+
+from __future__ import annotations
+
+import click
+
+from .common import fail, wide_console
+
+
+@click.command("standings")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print standings.json to stdout.")
+def standings_cmd(out_dir: str, as_json: bool) -> None:
+    """Print a league's standings again from its database."""
+    import json as jsonlib
+    from pathlib import Path
+
+    from ..league.ledger import Ledger, LedgerError
+    from ..league.run import print_standings
+    from ..league.standings import compute
+
+    db = Path(out_dir) / "league.db"
+    if not db.is_file():
+        fail(f"{out_dir}: no league.db here; is this a league's output folder?")
+    try:
+        ledger = Ledger(db)
+    except LedgerError as exc:
+        fail(str(exc))
+    try:
+        meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
+        names = jsonlib.loads(meta.get("bots", "[]"))
+        standings = compute(names, ledger.records(), ledger.sandbox())
+    finally:
+        ledger.close()
+    if as_json:
+        click.echo(jsonlib.dumps(standings.to_json(), indent=2))
+        return
+    name = meta.get("name", "league")
+    print_standings(wide_console(), standings, f"{name}: {standings.games} games")

@@ -1,0 +1,140 @@
+"""One scheduled game played with pooled bots: its log written, its latencies
+measured, its ledger record made. A league's own workers (`run`) and a cluster's
+workers (`remote`) both play their games through `play_scheduled`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import trio
+
+from ..faults import Fault, FaultKind
+from ..gamelog import LogBot, LogWriter, make_header
+from ..match import Decision, Fanout, Game, Recorder, Seat
+from ..rules import State
+from .config import LeagueConfig
+from .ledger import Record
+from .pool import Bot, BotPool
+from .schedule import Scheduled
+
+
+class _Latencies(Recorder):
+    def __init__(self, seats: int) -> None:
+        self.by_seat: list[list[float]] = [[] for _ in range(seats)]
+
+    def decision(self, record: Decision, state: State) -> None:
+        if record.latency_ms is not None and not record.auto:
+            self.by_seat[record.seat].append(record.latency_ms)
+
+
+async def play_scheduled(
+    config: LeagueConfig,
+    game: Scheduled,
+    pool: BotPool,
+    logs: Path,
+    bot_seed_key: bytes,
+    used: list[Bot] | None = None,
+) -> Record:
+    """Play one scheduled game with pooled bots; its ledger record.
+
+    The processes the game had are added to `used`, if given."""
+    entries = {b.name: b for b in config.bots}
+    bots = [entries[name] for name in game.seats]
+    # The TCP seats first, all together: waiting for them may take another whole game,
+    # and a game that holds nothing while it waits blocks no other game.
+    tcp = [i for i, bot in enumerate(bots) if bot.tcp]
+    got: dict[int, tuple[Bot | None, str]] = {}
+    if tcp:
+        got.update(zip(tcp, await pool.acquire_tcp([bots[i] for i in tcp]), strict=True))
+    procs: list[Bot | None] = []
+    seats: list[Seat] = []
+    early: list[Fault] = []
+    for i, bot in enumerate(bots):
+        proc, why = got[i] if bot.tcp else await pool.acquire(bot, game.seed)
+        procs.append(proc)
+        if proc is not None and used is not None:
+            used.append(proc)
+        if proc is None:
+            seats.append(Seat(name=bot.name))
+            early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
+        else:
+            seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
+    header = make_header(
+        game=game.game_id,
+        rules=config.rules,
+        seed=game.seed,
+        bots=[LogBot(seat=i, name=b.name, command=b.spec.command) for i, b in enumerate(bots)],
+        time=config.time,
+        policy=config.policy.value,
+        max_faults=config.max_faults,
+        bot_seed_key=bot_seed_key,
+    )
+    log_path = logs / f"{game.game_id}.jsonl"
+    writer = LogWriter(log_path, header)
+    latencies = _Latencies(len(bots))
+    healthy = [p is not None for p in procs]
+
+    def forfeit(index: int) -> None:
+        healthy[index] = False
+
+    try:
+        for fault in early:
+            seats[fault.seat].faults.append(fault)
+            seats[fault.seat].forfeited = True
+        result = await Game(
+            seats,
+            config.rules,
+            game.seed,
+            game_id=game.game_id,
+            time=config.time,
+            policy=config.policy,
+            max_faults=config.max_faults,
+            recorder=Fanout(writer, latencies),
+            on_forfeit=forfeit,
+            bot_seed_key=bot_seed_key,
+        ).play()
+        await writer.finish_async(result)
+    finally:
+        writer.close()
+        with trio.CancelScope(shield=True):
+            for bot, proc, ok in zip(bots, procs, healthy, strict=True):
+                if proc is not None:
+                    await pool.release(bot, proc, ok and proc.returncode is None)
+    faults = [
+        {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
+        for seat_faults in result.faults
+        for f in seat_faults
+    ]
+    notices = [
+        {"seat": n.seat, "kind": n.kind.value, "detail": n.detail}
+        for seat_notices in result.notices
+        for n in seat_notices
+    ]
+    return Record(
+        idx=game.index,
+        game_id=game.game_id,
+        unit=game.unit,
+        deal=game.deal,
+        rotation=game.rotation,
+        seed=game.seed,
+        seats=list(game.seats),
+        scores=list(result.outcome.scores),
+        ranks=list(result.ranks),
+        forfeited=list(result.forfeited),
+        faults=faults,
+        latency_mean=[round(statistics.fmean(v), 3) if v else None for v in latencies.by_seat],
+        latency_max=[round(max(v), 3) if v else None for v in latencies.by_seat],
+        decisions=result.decisions,
+        log_path=str(log_path),
+        finished=writer_finished(),
+        notices=notices,
+    )
+
+
+def writer_finished() -> str:
+    """The time a game was recorded."""
+    from ..gamelog import now_iso
+
+    return now_iso()

@@ -1,0 +1,78 @@
+"""Places a user names for the referee's output (`--out`, `--log-dir`, `--log`,
+`--stderr-dir`, `--html`): made ready before any game starts, or refused with the
+reason.
+
+A folder that cannot be written is found here, not by the first log of the first
+game, and a file where a folder should be (or the reverse) is named. A log named
+after its seed never replaces an earlier one. Nothing here prints: the command
+line turns `OutputError` into its one-line error. The options take plain paths
+(no `file_okay`/`dir_okay` checks of click), so that every such problem gets the
+same one line.
+"""
+
+from __future__ import annotations
+
+import errno
+import tempfile
+from pathlib import Path
+
+
+class OutputError(Exception):
+    """An output place that cannot be used; the message names the option, the path and why."""
+
+
+def reason(exc: OSError, path: Path) -> str:
+    """Why `path` could not be made or written, in words: for a file that stands where
+    a folder is expected, which file."""
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        for place in (path, *path.parents):
+            if place.exists() and not place.is_dir():
+                return f"{place} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
+def ready_folder(path: Path, label: str) -> Path:
+    """Make the folder `path` (and its parents) and check that a file can be made in it.
+
+    `label` says where the path came from (`--out`, `league.out`, ...)."""
+    if (problem := _unwritable(path)) is not None:
+        raise OutputError(f"{label} {path}: cannot write there: {problem}")
+    return path
+
+
+def ready_file(path: Path, label: str) -> Path:
+    """Make the folder of the file `path` and check that it can be written there; the
+    file itself, if it exists, is replaced later, as any `-o` does."""
+    problem = "it is a folder, not a file" if path.is_dir() else _unwritable(path.parent)
+    if problem is not None:
+        raise OutputError(f"{label} {path}: cannot write there: {problem}")
+    return path
+
+
+def _unwritable(folder: Path) -> str | None:
+    # Trying is the only sure check: permissions, a read-only file system and root's
+    # privileges all decide, and `os.access` answers for none of the last two.
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder, prefix=".referee-"):
+            return None
+    except OSError as exc:
+        return reason(exc, folder)
+
+
+def new_file(path: Path, label: str) -> Path:
+    """Create `path` empty, or the first of `STEM-2.SUFFIX`, `STEM-3.SUFFIX`, ... that
+    does not exist yet, and return it: an earlier file of the same name is never
+    replaced. Created exclusively, so two referees at once never share a name."""
+    for number in range(1, 10_000):
+        candidate = path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+        try:
+            with candidate.open("xb"):
+                return candidate
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(
+                f"{label} {candidate}: cannot write it: {reason(exc, candidate)}"
+            ) from None
+    raise OutputError(f"{label} {path}: 9999 files of this name exist; remove some")

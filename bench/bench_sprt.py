@@ -39,7 +39,7 @@ from _machine import cpu_model
 
 from referee.rules import preset
 from referee.stats import Sprt, Unit, Verdict, game_score, score_of_elo
-from referee.stats.luck import FeatureValue, RolloutValue, fit_scale, luck
+from referee.stats.luck import FeatureValue, RolloutValue, Value, fit_scale, luck
 from referee.stats.players import Player, greedy_player, play_game, play_recorded, random_player
 
 RULES = preset("standard", players=2, max_pip=6, rounds="single")
@@ -53,7 +53,7 @@ MATCHES: dict[str, tuple[Callable[[object], Player], Callable[[object], Player]]
     "greedy-vs-noisy": (greedy_player, lambda seed: greedy_player(seed, noise=0.1)),
     "greedy-vs-random": (greedy_player, random_player),
 }
-VALUE_OF = {
+VALUE_OF: dict[str, Value] = {
     "pips": FeatureValue(pips=1.0),
     "playable": FeatureValue(playable=1.0),
     "rollout": RolloutValue(ROLLOUTS),

@@ -56,25 +56,7 @@ def play_from_cli(
     given_seed = seed is not None
     if seed is not None and (problem := seed_problem(seed)) is not None:
         fail(f"--seed {problem}")
-    sandbox, why_not = resolve(sandbox)
-    if why_not is not None:
-        click.echo(
-            f"referee: warning: --sandbox auto: bots run WITHOUT a sandbox ({why_not})", err=True
-        )
-    elif sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
-        fail(f"--sandbox bwrap: {problem}")
-    specs: list[BotSpec] = []
-    for i, text in enumerate(bots):
-        try:
-            spec = replace(parse_bot(text, i), sandbox=sandbox, env=dict(env or {}))
-            specs.append(replace(spec, limits=limits) if limits is not None else spec)
-        except ValueError as exc:
-            fail(str(exc))
-    for i, spec in enumerate(specs):
-        # As a league refuses its file: a bot that cannot start would only forfeit every
-        # round, and the game would end with status 0 and the reason in the log alone.
-        if (problem := unstartable(spec)) is not None:
-            fail(f"bot {i + 1} ({spec.name}): cannot start it: {problem}")
+    specs = bot_specs(bots, sandbox, env, limits)
     overrides: dict[str, Any] = dict(sets)
     overrides.setdefault("players", len(specs))
     try:
@@ -83,23 +65,7 @@ def play_from_cli(
         fail(str(exc))
     if rules.players != len(specs):
         fail(f"players={rules.players} but {len(specs)} bots were given")
-    startup_ms, move_ms, bank_ms, increment_ms, grace_ms = times
-    for label, value in (
-        ("startup-ms", startup_ms),
-        ("move-ms", move_ms),
-        ("bank-ms", bank_ms),
-        ("increment-ms", increment_ms),
-        ("grace-ms", grace_ms),
-    ):
-        if value < 0:
-            fail(f"--{label}={value}: must not be negative")
-    time = TimeControl(
-        startup_ms=startup_ms,
-        move_ms=move_ms,
-        bank_ms=bank_ms,
-        increment_ms=increment_ms,
-        grace_ms=grace_ms,
-    )
+    time = time_control(times)
     if seed is None:
         seed = new_game_seed()
     key: bytes | None = None
@@ -188,6 +154,53 @@ def play_from_cli(
             console.print(note, markup=False, highlight=False, soft_wrap=True)
         console.print(f"log: {report.log_path}")
     sys.exit(0)
+
+
+def bot_specs(
+    bots: tuple[str, ...], sandbox: str, env: dict[str, str] | None, limits: Limits | None
+) -> list[BotSpec]:
+    """The bots' command lines as specs in `sandbox`; one-line exits for what cannot run."""
+    sandbox, why_not = resolve(sandbox)
+    if why_not is not None:
+        click.echo(
+            f"referee: warning: --sandbox auto: bots run WITHOUT a sandbox ({why_not})", err=True
+        )
+    elif sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
+        fail(f"--sandbox bwrap: {problem}")
+    specs: list[BotSpec] = []
+    for i, text in enumerate(bots):
+        try:
+            spec = replace(parse_bot(text, i), sandbox=sandbox, env=dict(env or {}))
+            specs.append(replace(spec, limits=limits) if limits is not None else spec)
+        except ValueError as exc:
+            fail(str(exc))
+    for i, spec in enumerate(specs):
+        # As a league refuses its file: a bot that cannot start would only forfeit every
+        # round, and the game would end with status 0 and the reason in the log alone.
+        if (problem := unstartable(spec)) is not None:
+            fail(f"bot {i + 1} ({spec.name}): cannot start it: {problem}")
+    return specs
+
+
+def time_control(times: tuple[int, int, int, int, int]) -> TimeControl:
+    """--startup-ms, --move-ms, --bank-ms, --increment-ms, --grace-ms as a clock; none negative."""
+    startup_ms, move_ms, bank_ms, increment_ms, grace_ms = times
+    for label, value in (
+        ("startup-ms", startup_ms),
+        ("move-ms", move_ms),
+        ("bank-ms", bank_ms),
+        ("increment-ms", increment_ms),
+        ("grace-ms", grace_ms),
+    ):
+        if value < 0:
+            fail(f"--{label}={value}: must not be negative")
+    return TimeControl(
+        startup_ms=startup_ms,
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        grace_ms=grace_ms,
+    )
 
 
 def summary(report: GameReport, seed: int) -> dict[str, Any]:

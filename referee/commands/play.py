@@ -9,7 +9,7 @@ import click
 from .common import AUTHOR_SANDBOX, env_option, parse_env, parse_sets, sandbox_option
 
 
-def _time_options(func: Callable[..., None]) -> Callable[..., None]:
+def time_options(func: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(
         [
             click.option(
@@ -53,14 +53,68 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
     return func
 
 
+def game_options(func: Callable[..., None]) -> Callable[..., None]:
+    """--rules, --set, --policy, --max-faults and the per-bot limits: play's and match's."""
+    for option in reversed(
+        [
+            click.option(
+                "--rules",
+                "rules_name",
+                default="standard",
+                show_default=True,
+                help="Preset, with +variants.",
+            ),
+            click.option(
+                "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option."
+            ),
+            click.option(
+                "--policy",
+                type=click.Choice(["forfeit", "default-move"]),
+                default="forfeit",
+                show_default=True,
+                help="What a fault costs.",
+            ),
+            click.option(
+                "--max-faults",
+                type=click.IntRange(min=1),
+                default=3,
+                show_default=True,
+                help="With default-move: faults before a forfeit.",
+            ),
+            click.option(
+                "--memory-mb",
+                type=click.IntRange(min=1),
+                default=None,
+                help="Address-space limit per bot (Linux RLIMIT_AS).",
+            ),
+            click.option(
+                "--cpu-s",
+                type=click.IntRange(min=1),
+                default=None,
+                help="CPU seconds per bot process (RLIMIT_CPU).",
+            ),
+            click.option(
+                "--max-files",
+                type=click.IntRange(min=3),
+                default=None,
+                help="Open files per bot (RLIMIT_NOFILE).",
+            ),
+            click.option(
+                "--max-output-kb",
+                type=click.IntRange(min=1),
+                default=None,
+                help="Bytes (in KiB) a bot may write during one decision.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
 @click.command("play")
 @click.argument("bots", nargs=-1, required=True)
 @sandbox_option(AUTHOR_SANDBOX)
 @env_option
-@click.option(
-    "--rules", "rules_name", default="standard", show_default=True, help="Preset, with +variants."
-)
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option.")
 @click.option(
     "--seed",
     type=int,
@@ -88,20 +142,6 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
     default=None,
     help="Keep each bot's stderr here (default: the log folder).",
 )
-@click.option(
-    "--policy",
-    type=click.Choice(["forfeit", "default-move"]),
-    default="forfeit",
-    show_default=True,
-    help="What a fault costs.",
-)
-@click.option(
-    "--max-faults",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="With default-move: faults before a forfeit.",
-)
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No round-by-round output.")
 @click.option(
@@ -116,31 +156,8 @@ def _time_options(func: Callable[..., None]) -> Callable[..., None]:
     is_flag=True,
     help="Also write one log per seat, redacted like that seat's messages.",
 )
-@click.option(
-    "--memory-mb",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Address-space limit per bot (Linux RLIMIT_AS).",
-)
-@click.option(
-    "--cpu-s",
-    type=click.IntRange(min=1),
-    default=None,
-    help="CPU seconds per bot process (RLIMIT_CPU).",
-)
-@click.option(
-    "--max-files",
-    type=click.IntRange(min=3),
-    default=None,
-    help="Open files per bot (RLIMIT_NOFILE).",
-)
-@click.option(
-    "--max-output-kb",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Bytes (in KiB) a bot may write during one decision.",
-)
-@_time_options
+@time_options
+@game_options
 def play_cmd(
     sandbox: str | None,
     env_pairs: tuple[str, ...],

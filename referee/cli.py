@@ -13,6 +13,7 @@ import click
 from .commands.check_bot import check_bot_cmd
 from .commands.connect import connect_cmd
 from .commands.league import league_cmd
+from .commands.match import match_cmd
 from .commands.play import play_cmd
 from .commands.replay import replay_cmd
 from .commands.rules import rules_cmd
@@ -35,6 +36,7 @@ for command in (
     check_bot_cmd,
     play_cmd,
     league_cmd,
+    match_cmd,
     serve_cmd,
     connect_cmd,
     standings_cmd,

@@ -1,0 +1,127 @@
+"""`referee match NEW BASE`: its options; the match itself is `referee.sprt_match.run_match`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import AUTHOR_SANDBOX, env_option, fail, parse_env, parse_sets, sandbox_option
+from .play import game_options, time_options
+
+
+@click.command("match")
+@click.argument("new")
+@click.argument("base")
+@click.option(
+    "--field",
+    "fields",
+    multiple=True,
+    metavar="CMD",
+    help="A bot for the untested seats (repeatable: once, or once per untested seat).",
+)
+@click.option(
+    "--table", type=int, default=2, show_default=True, help="Seats at the table (players)."
+)
+@sandbox_option(AUTHOR_SANDBOX)
+@env_option
+@click.option(
+    "--sprt",
+    "sprt_text",
+    default="elo0=0,elo1=5,alpha=0.05,beta=0.05",
+    show_default=True,
+    metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
+    help="The sequential test: H0 Elo = E0 against H1 Elo = E1, error rates A and B.",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Stop undecided after this many games (whole units of two). Default: no limit.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Games played at once.",
+)
+@click.option(
+    "--out",
+    metavar="DIRECTORY",
+    default=None,
+    help="Keep every game's log and the bots' stderr here (default: not kept).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
+@game_options
+@time_options
+def match_cmd(
+    new: str,
+    base: str,
+    fields: tuple[str, ...],
+    table: int,
+    sandbox: str | None,
+    env_pairs: tuple[str, ...],
+    sprt_text: str,
+    max_games: int | None,
+    jobs: int,
+    out: str | None,
+    as_json: bool,
+    rules_name: str,
+    sets: tuple[str, ...],
+    policy: str,
+    max_faults: int,
+    memory_mb: int | None,
+    cpu_s: int | None,
+    max_files: int | None,
+    max_output_kb: int | None,
+    startup_ms: int,
+    move_ms: int,
+    bank_ms: int,
+    increment_ms: int,
+    grace_ms: int,
+) -> None:
+    """Is NEW stronger than BASE? Paired duplicate games until a sequential test decides.
+
+    Each unit is one secret deal played twice, NEW in the tested seat and then
+    BASE, the field and every bot's own seed unchanged; the tested seat rotates.
+    Exit status 0 when H1 (NEW is better by elo1) was accepted, 1 otherwise.
+    """
+    from typing import Any
+
+    from ..faults import Policy
+    from ..play import bot_specs, time_control
+    from ..process import Limits
+    from ..rules import RulesError, preset
+    from ..sprt_match import MatchSetup, pairing, parse_sprt, run_match
+    from ..stats import StatsError
+
+    try:
+        sprt = parse_sprt(sprt_text)
+    except StatsError as exc:
+        fail(f"--sprt {sprt_text!r}: {exc}")
+    limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files)
+    specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, parse_env(env_pairs), limits)
+    seating = pairing(specs[0], specs[1], specs[2:], table)
+    overrides: dict[str, Any] = dict(parse_sets(sets))
+    if "players" in overrides:
+        fail("--set players: the table size is --table")
+    try:
+        rules = preset(rules_name, **overrides, players=table)
+    except RulesError as exc:
+        fail(str(exc))
+    run_match(
+        MatchSetup(
+            pairing=seating,
+            rules=rules,
+            time=time_control((startup_ms, move_ms, bank_ms, increment_ms, grace_ms)),
+            policy=Policy(policy),
+            max_faults=max_faults,
+            output_cap=max_output_kb * 1024 if max_output_kb else None,
+            max_units=None if max_games is None else max_games // 2,
+            jobs=jobs,
+            out=None if out is None else Path(out),
+            as_json=as_json,
+        ),
+        sprt,
+    )

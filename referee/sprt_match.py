@@ -1,0 +1,272 @@
+"""`referee match NEW BASE`: paired duplicate games until a sequential test decides.
+
+The shell around `referee.stats`: it schedules units (one secret deal, played
+once with NEW and once with BASE in the tested seat, the field and every bot's
+own seed unchanged), plays their games as bot processes through
+`referee.runner.run_game` (fresh processes for every game, so no process sees
+a deal twice), and counts each unit in schedule order (`InOrder`), whatever
+order `--jobs` finishes them in. At the first unit that crosses a bound every
+game still running is cancelled and not counted. spec/STATS.md, "The command".
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import trio
+
+from protocol.messages import TimeControl
+
+from .commands.common import fail, run_trio
+from .faults import Policy
+from .league.schedule import deal_seed
+from .match import GameResult, new_bot_seed_key
+from .outputs import OutputError, ready_folder
+from .process import BotSpec
+from .rules import Rules
+from .runner import game_places, run_game
+from .sandbox import SandboxError, check_visible
+from .stats import InOrder, Sprt, StatsError, Summary, Unit, Verdict, game_score
+
+SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
+NEW, BASE = "new", "base"
+
+
+class LiveSprt(Sprt):
+    """A test that calls `on_unit` with its summary after each unit it counts.
+
+    `InOrder` may count several units in one `put` (a late unit releases the
+    ones held behind it); this way each still gets its own progress line."""
+
+    on_unit: Callable[[Summary], None] | None = None
+
+    def add(self, unit: Unit) -> Verdict | None:
+        verdict = super().add(unit)
+        if self.on_unit is not None:
+            self.on_unit(self.summary())
+        return verdict
+
+
+def parse_sprt(text: str) -> LiveSprt:
+    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default) into a test."""
+    values = dict(SPRT_DEFAULTS)
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in values:
+            raise StatsError(f"{part.strip()!r}: expected elo0=, elo1=, alpha= or beta=")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise StatsError(f"{key}={value.strip()!r}: not a number") from None
+    return LiveSprt(values["elo0"], values["elo1"], values["alpha"], values["beta"])
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Who sits where: NEW and BASE take turns in the tested seat, the field fills the rest."""
+
+    new: BotSpec
+    base: BotSpec
+    field: tuple[BotSpec, ...]  # by the untested seats in seat order; empty for the chess pair
+    table: int
+
+    def tested_seat(self, unit: int) -> int:
+        """The seat NEW and BASE play in unit `unit`: it rotates round the table."""
+        return unit % self.table
+
+    def seats(self, unit: int, which: str) -> list[BotSpec]:
+        """The bots by seat in unit `unit`'s game with `which` (NEW or BASE) tested.
+
+        Without a field (two seats) the other seat holds the other bot: the chess
+        game pair, NEW against BASE and then the seats swapped."""
+        tested = self.tested_seat(unit)
+        me, other = (self.new, self.base) if which == NEW else (self.base, self.new)
+        others = iter(self.field) if self.field else iter([other])
+        return [me if s == tested else next(others) for s in range(self.table)]
+
+
+def pairing(new: BotSpec, base: BotSpec, field: list[BotSpec], table: int) -> Pairing:
+    """The seating, or a one-line exit when the field does not fit the table."""
+    if table < 2:
+        fail(f"--table {table}: a match needs at least 2 seats")
+    if not field:
+        if table != 2:
+            fail(f"--table {table}: give the field (--field, once or {table - 1} times)")
+        return Pairing(new, base, (), table)
+    if len(field) == 1:
+        field = field * (table - 1)  # one command fills every other seat, each its own process
+    if len(field) != table - 1:
+        fail(f"--field given {len(field)} times: a table of {table} needs 1 or {table - 1}")
+    return Pairing(new, base, tuple(field), table)
+
+
+@dataclass
+class MatchSetup:
+    """Everything a match needs once the options are checked."""
+
+    pairing: Pairing
+    rules: Rules
+    time: TimeControl
+    policy: Policy
+    max_faults: int
+    output_cap: int | None
+    max_units: int | None  # None: until the test decides
+    jobs: int
+    out: Path | None  # None: the logs go to a temporary folder, removed at the end
+    as_json: bool
+
+
+def unit_score(rules: Rules, result: GameResult, seat: int) -> float:
+    """The tested seat's game score: the share of other sides it finished ahead of."""
+    sides = [rules.team_of(s) for s in range(rules.players)]
+    return game_score(result.ranks, seat, sides)
+
+
+def progress_line(s: Summary) -> str:
+    """One finished unit's state of the test, in the chess testers' words."""
+    return (
+        f"units {s.units} games {s.games} pairs W/D/L {s.wins}/{s.draws}/{s.losses} "
+        f"score {s.score:.3f} Elo {s.elo:+.1f} +/- {s.elo_ci95:.1f} LOS {100 * s.los:.1f} % "
+        f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f})"
+    )
+
+
+def final_lines(s: Summary, names: tuple[str, str]) -> list[str]:
+    """The end report, as fastchess and cutechess-cli print it."""
+    verdict = {
+        Verdict.H1: "H1 was accepted",
+        Verdict.H0: "H0 was accepted",
+        None: "no decision (--max-games ran out)",
+    }[s.verdict]
+    return [
+        f"Results of {names[0]} vs {names[1]}: {s.units} units, {s.games} games, "
+        f"pairs W/D/L {s.wins}/{s.draws}/{s.losses}, score {s.score:.3f}",
+        f"Elo difference: {s.elo:.1f} +/- {s.elo_ci95:.1f}, LOS: {100 * s.los:.1f} %",
+        f"SPRT ([{s.elo0:.2f}, {s.elo1:.2f}]): LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) "
+        f"- {verdict}",
+    ]
+
+
+def json_result(s: Summary) -> dict[str, object]:
+    """What `--json` prints: the issue's fields first, then the rest of the summary."""
+    full = s.to_dict()
+    keys = ("verdict", "llr", "lower", "upper", "units", "games", "score", "elo", "elo_ci95")
+    out: dict[str, object] = {k: full[k] for k in keys}
+    out["los"] = full["los"]
+    out.update({k: v for k, v in full.items() if k not in out})
+    return out
+
+
+def check_sandbox(setup: MatchSetup, log_dir: Path) -> None:
+    """Sandboxed bots must not see the logs (every hand, the seeds): exit if they could."""
+    places = game_places(log_dir / "x.jsonl", None)
+    p = setup.pairing
+    for spec in (p.new, p.base, *p.field):
+        if spec.sandbox == "bwrap":
+            try:
+                check_visible(spec.argv, cwd=spec.cwd, path_env=spec.env.get("PATH"), hidden=places)
+            except SandboxError as exc:
+                fail(f"{spec.name}: {exc}")
+
+
+def run_match(setup: MatchSetup, sprt: LiveSprt) -> None:
+    """Plays the match, prints it, exits 0 when H1 was accepted and 1 otherwise."""
+    if setup.out is not None:
+        try:
+            ready_folder(setup.out, "--out")
+        except OutputError as exc:
+            fail(str(exc))
+        _run(setup, sprt, setup.out)
+    else:
+        with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
+            _run(setup, sprt, Path(tmp))
+    sys.exit(0 if sprt.verdict is Verdict.H1 else 1)
+
+
+def _run(setup: MatchSetup, sprt: LiveSprt, log_dir: Path) -> None:
+    check_sandbox(setup, log_dir)
+    live = not setup.as_json and sys.stdout.isatty()
+    to_err = setup.as_json
+
+    def report(summary: Summary) -> None:
+        line = progress_line(summary)
+        if live:
+            click.echo(f"\r{line}", nl=False)
+        else:
+            click.echo(line, err=to_err)
+
+    sprt.on_unit = report
+    try:
+        run_trio(lambda: _play(setup, sprt, log_dir))
+    except KeyboardInterrupt:
+        click.echo("\nreferee: interrupted; every bot was ended", err=True)
+        sys.exit(130)
+    except OSError as exc:
+        fail(f"cannot write a game log in {log_dir}: {exc.strerror}")
+    if live:
+        click.echo()
+    s = sprt.summary()
+    if setup.as_json:
+        click.echo(json.dumps(json_result(s)))
+    else:
+        for line in final_lines(s, (setup.pairing.new.name, setup.pairing.base.name)):
+            click.echo(line)
+
+
+def _schedule(max_units: int | None) -> Iterator[tuple[int, str]]:
+    unit = 0
+    while max_units is None or unit < max_units:
+        yield unit, NEW
+        yield unit, BASE
+        unit += 1
+
+
+async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path) -> None:
+    deal_key = secrets.token_bytes(32)  # the match's deals: secret, fresh each match
+    bot_key = new_bot_seed_key()  # one key: both games of a unit give each seat one bot seed
+    counter = InOrder(sprt)
+    scores: dict[int, dict[str, float]] = {}
+    slots = trio.Semaphore(setup.jobs)
+    p = setup.pairing
+
+    async with trio.open_nursery() as nursery:
+
+        async def one(unit: int, which: str) -> None:
+            try:
+                seed = deal_seed(deal_key, 0, unit, 0)
+                name = f"u{unit + 1:05d}-{which}"
+                game = await run_game(
+                    p.seats(unit, which),
+                    setup.rules,
+                    seed,
+                    game_id=f"game-{secrets.token_hex(4)}",  # the seed stays out of the id
+                    time=setup.time,
+                    log_path=log_dir / f"{name}.jsonl",
+                    policy=setup.policy,
+                    max_faults=setup.max_faults,
+                    stderr_dir=log_dir,
+                    output_cap=setup.output_cap,
+                    bot_seed_key=bot_key,
+                )
+            finally:
+                slots.release()
+            got = scores.setdefault(unit, {})
+            got[which] = unit_score(setup.rules, game.result, p.tested_seat(unit))
+            if len(got) == 2:
+                del scores[unit]
+                if counter.put(unit, Unit(new=got[NEW], base=got[BASE])) is not None:
+                    nursery.cancel_scope.cancel()  # games still running are not counted
+
+        for unit, which in _schedule(setup.max_units):
+            await slots.acquire()
+            nursery.start_soon(one, unit, which)

@@ -1,0 +1,90 @@
+"""`referee match NEW BASE` with real bot processes, run as the command a CI job would run.
+
+The sample greedy bot against the sample random bot on double-6, one round:
+greedy is some 150 Elo better there, so a test of H0 -100 against H1 +100 accepts
+H1 within a few dozen games (the chance of H0 is far below beta). Each command
+line carries a unique token, and no process with it may be left at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from referee.cli import main
+from referee.gamelog import read_log
+from tests._procs import assert_none_left, new_token
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_bots"
+REFEREE = str(Path(PY).parent / "referee")
+TINY = ["--set", "max_pip=6", "--set", "rounds=single"]
+
+
+def bot(name: str, token: str) -> str:
+    return f"{name}={PY} {SAMPLES / f'{name}_bot.py'} {token}"
+
+
+def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
+    token = new_token()
+    out = tmp_path / "logs"
+    args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
+    args += ["--sprt", "elo0=-100,elo1=100", "--max-games", "400", "--jobs", "2"]
+    done = subprocess.run(
+        [*args, "--out", str(out), "--json"], capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["verdict"] == "H1"
+    for key in ("llr", "lower", "upper", "units", "games", "score", "elo", "elo_ci95", "los"):
+        assert isinstance(result[key], int | float), key
+    assert result["llr"] >= result["upper"] > 0 > result["lower"]
+    assert result["games"] == 2 * result["units"]
+    assert result["score"] > 0.5 and result["elo"] > 0 and result["los"] > 0.95
+    # With --json the live report goes to stderr: one line per counted unit, in order.
+    lines = [line for line in done.stderr.splitlines() if line.startswith("units ")]
+    assert [int(line.split()[1]) for line in lines] == list(range(1, result["units"] + 1))
+    # A unit's two games: one deal, one bot-seed key, NEW and BASE swapped in the
+    # tested seat, which moves round the table from unit to unit.
+    for unit in (1, 2):
+        a = read_log(out / f"u{unit:05d}-new.jsonl").header
+        b = read_log(out / f"u{unit:05d}-base.jsonl").header
+        assert a.seed == b.seed and a.bot_seed_key == b.bot_seed_key
+        tested = (unit - 1) % 2
+        assert a.bots[tested].name == "greedy" and b.bots[tested].name == "random"
+        assert a.bots[1 - tested].name == "random" and b.bots[1 - tested].name == "greedy"
+    first = read_log(out / "u00001-new.jsonl").header.seed
+    assert first != read_log(out / "u00002-new.jsonl").header.seed
+    assert_none_left(token)
+
+    # Run out of games undecided: the chess testers' report, and exit status 1.
+    done = subprocess.run([*args, "--max-games", "2"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0].startswith("units 1 games 2 pairs W/D/L ")
+    assert "Elo difference: " in done.stdout and "LOS: " in done.stdout
+    assert done.stdout.rstrip().endswith("- no decision (--max-games ran out)")
+    assert_none_left(token)
+
+
+def test_bad_input_exit_2_one_line() -> None:
+    runner = CliRunner()
+    good = [bot("greedy", "x"), bot("random", "x"), *TINY]
+    for extra, words in (
+        (["--sprt", "elo0=5,elo1=0"], "elo0 must be below elo1"),
+        (["--sprt", "alpha=0.6,beta=0.5"], "alpha + beta must be below 1"),
+        (["--sprt", "elo1=big"], "not a number"),
+        (["--sprt", "gamma=1"], "expected elo0="),
+        (["--table", "3"], "give the field"),
+        (["--table", "4", "--field", good[1], "--field", good[1]], "needs 1 or 3"),
+        (["--set", "players=3"], "--table"),
+    ):
+        result = runner.invoke(main, ["match", *good, *extra])
+        assert result.exit_code == 2, (extra, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("referee: error: "), result.output
+        assert words in lines[0], lines[0]

@@ -26,14 +26,17 @@ from protocol.messages import TimeControl
 
 from .commands.common import fail, run_trio
 from .faults import Policy
+from .gamelog import read_log
 from .league.schedule import deal_seed
 from .match import GameResult, new_bot_seed_key
 from .outputs import OutputError, ready_folder
 from .process import BotSpec
+from .replay import states
 from .rules import Rules
 from .runner import game_places, run_game
 from .sandbox import SandboxError, check_visible
 from .stats import InOrder, Sprt, StatsError, Summary, Unit, Verdict, game_score
+from .stats.luck import RolloutValue, luck
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 NEW, BASE = "new", "base"
@@ -54,8 +57,11 @@ class LiveSprt(Sprt):
         return verdict
 
 
-def parse_sprt(text: str) -> LiveSprt:
-    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default) into a test."""
+def parse_sprt(text: str, *, fit_luck: bool = False) -> LiveSprt:
+    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default) into a test.
+
+    With `fit_luck` the units carry luck and the test fits its factor (the
+    bench's best: bench/README.md, "SPRT benchmark")."""
     values = dict(SPRT_DEFAULTS)
     for part in text.split(","):
         if not part.strip():
@@ -68,7 +74,9 @@ def parse_sprt(text: str) -> LiveSprt:
             values[key] = float(value)
         except ValueError:
             raise StatsError(f"{key}={value.strip()!r}: not a number") from None
-    return LiveSprt(values["elo0"], values["elo1"], values["alpha"], values["beta"])
+    return LiveSprt(
+        values["elo0"], values["elo1"], values["alpha"], values["beta"], fit_luck=fit_luck
+    )
 
 
 @dataclass(frozen=True)
@@ -124,12 +132,22 @@ class MatchSetup:
     jobs: int
     out: Path | None  # None: the logs go to a temporary folder, removed at the end
     as_json: bool
+    luck: bool = False  # take each game's rollout luck out (spec/STATS.md)
 
 
 def unit_score(rules: Rules, result: GameResult, seat: int) -> float:
     """The tested seat's game score: the share of other sides it finished ahead of."""
     sides = [rules.team_of(s) for s in range(rules.players)]
     return game_score(result.ranks, seat, sides)
+
+
+def game_luck(log_path: Path, seat: int, key: int) -> float:
+    """The rollout luck of `seat` in the logged game (CPU-bound: run it in a thread).
+
+    Both games of a unit get the same `key` (their deal seed), so that what they
+    share is valued alike and the first deal's value cancels."""
+    steps = [(step.before, step.after) for step in states(read_log(log_path))]
+    return luck(steps, seat, RolloutValue(), key).total
 
 
 def progress_line(s: Summary) -> str:
@@ -260,11 +278,21 @@ async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path) -> None:
                 )
             finally:
                 slots.release()
+            seat = p.tested_seat(unit)
             got = scores.setdefault(unit, {})
-            got[which] = unit_score(setup.rules, game.result, p.tested_seat(unit))
-            if len(got) == 2:
+            got[which] = unit_score(setup.rules, game.result, seat)
+            if setup.luck:
+                path = game.log_path
+                got[f"luck-{which}"] = await trio.to_thread.run_sync(game_luck, path, seat, seed)
+            if len(got) == (4 if setup.luck else 2):
                 del scores[unit]
-                if counter.put(unit, Unit(new=got[NEW], base=got[BASE])) is not None:
+                done = Unit(
+                    new=got[NEW],
+                    base=got[BASE],
+                    luck_new=got.get(f"luck-{NEW}", 0.0),
+                    luck_base=got.get(f"luck-{BASE}", 0.0),
+                )
+                if counter.put(unit, done) is not None:
                     nursery.cancel_scope.cancel()  # games still running are not counted
 
         for unit, which in _schedule(setup.max_units):

@@ -52,6 +52,12 @@ from .play import game_options, time_options
     default=None,
     help="Keep every game's log and the bots' stderr here (default: not kept).",
 )
+@click.option(
+    "--luck",
+    is_flag=True,
+    help="Take each game's luck out (rollouts at every draw and deal, from the logs; "
+    "costs CPU, saves games).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @game_options
 @time_options
@@ -66,6 +72,7 @@ def match_cmd(
     max_games: int | None,
     jobs: int,
     out: str | None,
+    luck: bool,
     as_json: bool,
     rules_name: str,
     sets: tuple[str, ...],
@@ -97,7 +104,7 @@ def match_cmd(
     from ..stats import StatsError
 
     try:
-        sprt = parse_sprt(sprt_text)
+        sprt = parse_sprt(sprt_text, fit_luck=luck)
     except StatsError as exc:
         fail(f"--sprt {sprt_text!r}: {exc}")
     limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files)
@@ -122,6 +129,7 @@ def match_cmd(
             jobs=jobs,
             out=None if out is None else Path(out),
             as_json=as_json,
+            luck=luck,
         ),
         sprt,
     )

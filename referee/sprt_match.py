@@ -12,6 +12,7 @@ game still running is cancelled and not counted. spec/STATS.md, "The command".
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 import tempfile
@@ -192,7 +193,8 @@ def check_sandbox(setup: MatchSetup, log_dir: Path) -> None:
     for spec in (p.new, p.base, *p.field):
         if spec.sandbox == "bwrap":
             try:
-                check_visible(spec.argv, cwd=spec.cwd, path_env=spec.env.get("PATH"), hidden=places)
+                path_env = spec.env.get("PATH", os.environ.get("PATH"))
+                check_visible(spec.argv, cwd=spec.cwd, path_env=path_env, hidden=places)
             except SandboxError as exc:
                 fail(f"{spec.name}: {exc}")
 

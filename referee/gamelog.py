@@ -29,12 +29,13 @@ from .wire import move_spec, round_start, rules_info
 LOG_FORMAT = 1
 
 
-class LogBot(msgspec.Struct, kw_only=True):
+class LogBot(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A bot as the header names it."""
 
     seat: int
     name: str
     command: str
+    time: m.TimeControl | None = None  # this seat's clock when not the header's (time odds)
 
 
 class LogFault(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -206,6 +206,7 @@ class Game:
         output_cap: int | None = None,
         bot_seed_key: bytes | None = None,
         monitor: LagMonitor | None = None,
+        seat_times: Sequence[m.TimeControl] | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
@@ -214,6 +215,10 @@ class Game:
         self.seed = seed
         self.game_id = game_id
         self.time = time
+        # Time odds: a seat may have a clock of its own ("does more thinking time help?").
+        self.times = list(seat_times) if seat_times is not None else [time] * len(self.seats)
+        if len(self.times) != len(self.seats):
+            raise ValueError(f"{len(self.times)} clocks for a table of {len(self.seats)}")
         self.policy = policy
         self.max_faults = max_faults
         self.recorder = recorder or Recorder()
@@ -224,8 +229,8 @@ class Game:
         # Measures the referee's own stalls, which no bot is charged for; by default the
         # monitor of the running loop (none: every wait counts, as in a bare test loop).
         self.monitor = monitor
-        for seat in self.seats:
-            seat.bank_ms = float(time.bank_ms)
+        for seat, seat_time in zip(self.seats, self.times, strict=True):
+            seat.bank_ms = float(seat_time.bank_ms)
 
     # ------------------------------------------------------------ sending
 
@@ -318,7 +323,7 @@ class Game:
                     players=rules.players,
                     names=names,
                     rules=wire.rules_info(rules),
-                    time=self.time,
+                    time=self.times[index],
                     seed=bot_seed(self.seed, index, self.bot_seed_key),
                     rounds=len(rules.engines),
                 ),
@@ -370,7 +375,7 @@ class Game:
     async def _flush_all(self) -> None:
         for index, seat in enumerate(self.seats):
             if seat.live and seat.connection is not None:
-                with trio.move_on_after(self.time.grace_ms / 1000 + 1):
+                with trio.move_on_after(self.times[index].grace_ms / 1000 + 1):
                     try:
                         await seat.connection.flush()
                     except BotGoneError as exc:
@@ -412,12 +417,13 @@ class Game:
         seat = self.seats[index]
         conn = seat.connection
         assert conn is not None
-        move_ms = self.time.move_ms
+        seat_time = self.times[index]
+        move_ms = seat_time.move_ms
         turn = wire.turn_request(state, request, move_ms, int(seat.bank_ms))
         self._send(index, turn)
         if not seat.live:
             return None, None, 0.0
-        budget_s = (move_ms + seat.bank_ms + self.time.grace_ms) / 1000
+        budget_s = (move_ms + seat.bank_ms + seat_time.grace_ms) / 1000
         round_index = state.round_index
         monitor = self.monitor if self.monitor is not None else current_monitor()
         with monitor.watching() if monitor is not None else contextlib.nullcontext():
@@ -453,8 +459,8 @@ class Game:
         if move is None:
             return None, elapsed_ms, late_ms
         seat.think_ms += elapsed_ms
-        over = max(0.0, elapsed_ms - move_ms - self.time.grace_ms)
-        seat.bank_ms = max(0.0, seat.bank_ms - over) + self.time.increment_ms
+        over = max(0.0, elapsed_ms - move_ms - seat_time.grace_ms)
+        seat.bank_ms = max(0.0, seat.bank_ms - over) + seat_time.increment_ms
         return move, elapsed_ms, late_ms
 
     async def _flush(self, conn: Connection, budget_s: float, monitor: LagMonitor | None) -> bool:

@@ -92,10 +92,13 @@ async def run_game(
     output_cap: int | None = None,
     seat_logs: bool = False,
     bot_seed_key: bytes | None = None,
+    seat_times: Sequence[m.TimeControl] | None = None,
 ) -> GameReport:
     """Play one game between freshly started bot processes and write its log.
 
-    Sandboxed bots get the log and stderr folders hidden (`game_places`)."""
+    Sandboxed bots get the log and stderr folders hidden (`game_places`).
+    `seat_times` gives each seat its own clock (time odds); the log names a
+    seat's clock where it is not `time`."""
     lag.ensure_running()  # the game's clocks leave out the referee's own stalls
     places = game_places(log_path, stderr_dir)
     specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
@@ -105,11 +108,22 @@ async def run_game(
         for i in range(len(specs))
     ]
     key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
+    times = list(seat_times) if seat_times is not None else [time] * len(specs)
+    if len(times) != len(specs):
+        raise ValueError(f"{len(times)} clocks for {len(specs)} bots")
     header = make_header(
         game=game_id,
         rules=rules,
         seed=seed,
-        bots=[LogBot(seat=i, name=names[i], command=s.command) for i, s in enumerate(specs)],
+        bots=[
+            LogBot(
+                seat=i,
+                name=names[i],
+                command=s.command,
+                time=times[i] if times[i] != time else None,
+            )
+            for i, s in enumerate(specs)
+        ],
         time=time,
         policy=policy.value,
         max_faults=max_faults,
@@ -127,13 +141,16 @@ async def run_game(
         async with trio.open_nursery() as nursery:
             try:
                 await _start_all(specs, stderr_paths, procs, early, nursery)
-                hello = m.Hello(
-                    referee=f"mexican-train-referee {__version__}",
-                    players=rules.players,
-                    rules=rules_info(rules),
-                    time=time,
-                )
-                await _handshake_all(procs, hello, time, early)
+                hellos = [
+                    m.Hello(
+                        referee=f"mexican-train-referee {__version__}",
+                        players=rules.players,
+                        rules=rules_info(rules),
+                        time=clock,
+                    )
+                    for clock in times
+                ]
+                await _handshake_all(procs, hellos, early)
                 for i, proc in enumerate(procs):
                     if proc is not None:
                         seats[i].connection = proc.connection
@@ -158,6 +175,7 @@ async def run_game(
                     on_forfeit=forfeit,
                     output_cap=output_cap,
                     bot_seed_key=key,
+                    seat_times=times,
                 )
                 for fault in early:
                     seats[fault.seat].faults.append(fault)
@@ -204,11 +222,12 @@ async def _start_all(
 
 
 async def _handshake_all(
-    procs: list[BotProcess | None], hello: m.Hello, time: m.TimeControl, early: list[Fault]
+    procs: list[BotProcess | None], hellos: list[m.Hello], early: list[Fault]
 ) -> None:
     async def one(index: int, proc: BotProcess) -> None:
+        hello = hellos[index]
         try:
-            ready, _ = await handshake(proc.connection, hello, time.startup_ms / 1000)
+            ready, _ = await handshake(proc.connection, hello, hello.time.startup_ms / 1000)
             log.info("seat %d: %s %s ready", index, ready.name, ready.version)
         except StartupError as exc:
             detail = f"{exc}{await proc.exit_note()}"

@@ -80,6 +80,28 @@ def parse_sprt(text: str, *, fit_luck: bool = False) -> LiveSprt:
     )
 
 
+TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
+
+
+def parse_clock(text: str, base: TimeControl) -> TimeControl:
+    """`move_ms=2000,bank_ms=60000` (any of TIME_KEYS) over `base`: a bot's own clock."""
+    values = {key: getattr(base, key) for key in TIME_KEYS}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in values:
+            raise ValueError(f"{part.strip()!r}: expected one of {', '.join(TIME_KEYS)} =MS")
+        try:
+            values[key] = int(value)
+        except ValueError:
+            raise ValueError(f"{key}={value.strip()!r}: not a whole number of ms") from None
+        if values[key] < 0:
+            raise ValueError(f"{key}={values[key]}: must not be negative")
+    return TimeControl(**values)
+
+
 @dataclass(frozen=True)
 class Pairing:
     """Who sits where: NEW and BASE take turns in the tested seat, the field fills the rest."""
@@ -134,6 +156,14 @@ class MatchSetup:
     out: Path | None  # None: the logs go to a temporary folder, removed at the end
     as_json: bool
     luck: bool = False  # take each game's rollout luck out (spec/STATS.md)
+    time_new: TimeControl | None = None  # NEW's own clock (time odds); None: `time`
+    time_base: TimeControl | None = None
+
+    def seat_times(self, unit: int, which: str) -> list[TimeControl]:
+        """Each seat's clock in unit `unit`'s game `which`: NEW's and BASE's own, else `time`."""
+        own = {id(self.pairing.new): self.time_new, id(self.pairing.base): self.time_base}
+        seats = self.pairing.seats(unit, which)
+        return [own.get(id(spec)) or self.time for spec in seats]
 
 
 def unit_score(rules: Rules, result: GameResult, seat: int) -> float:
@@ -277,6 +307,7 @@ async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path) -> None:
                     stderr_dir=log_dir,
                     output_cap=setup.output_cap,
                     bot_seed_key=bot_key,
+                    seat_times=setup.seat_times(unit, which),
                 )
             finally:
                 slots.release()

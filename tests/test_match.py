@@ -35,9 +35,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     out = tmp_path / "logs"
     args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
     args += ["--sprt", "elo0=-100,elo1=100", "--max-games", "400", "--jobs", "2"]
-    done = subprocess.run(
-        [*args, "--out", str(out), "--json"], capture_output=True, text=True, timeout=240
-    )
+    first = [*args, "--out", str(out), "--json", "--tc-new", "move_ms=1500,bank_ms=20000"]
+    done = subprocess.run(first, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["verdict"] == "H1"
@@ -58,8 +57,14 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
         tested = (unit - 1) % 2
         assert a.bots[tested].name == "greedy" and b.bots[tested].name == "random"
         assert a.bots[1 - tested].name == "random" and b.bots[1 - tested].name == "greedy"
-    first = read_log(out / "u00001-new.jsonl").header.seed
-    assert first != read_log(out / "u00002-new.jsonl").header.seed
+        # Time odds: NEW's own clock follows it from seat to seat, in the log's header.
+        odds = (1500, 20000)
+        for log, seat in ((a, tested), (b, 1 - tested)):
+            clock = log.bots[seat].time
+            assert clock is not None and (clock.move_ms, clock.bank_ms) == odds
+            assert log.bots[1 - seat].time is None and log.time.move_ms == 1000
+    seed = read_log(out / "u00001-new.jsonl").header.seed
+    assert seed != read_log(out / "u00002-new.jsonl").header.seed
     assert_none_left(token)
 
     # Run out of games undecided: the chess testers' report, and exit status 1; with
@@ -84,6 +89,8 @@ def test_bad_input_exit_2_one_line() -> None:
         (["--table", "3"], "give the field"),
         (["--table", "4", "--field", good[1], "--field", good[1]], "needs 1 or 3"),
         (["--set", "players=3"], "--table"),
+        (["--tc-new", "move=3"], "expected one of startup_ms"),
+        (["--tc-base", "bank_ms=-1"], "must not be negative"),
     ):
         result = runner.invoke(main, ["match", *good, *extra])
         assert result.exit_code == 2, (extra, result.output)

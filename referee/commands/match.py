@@ -58,6 +58,13 @@ from .play import game_options, time_options
     help="Take each game's luck out (rollouts at every draw and deal, from the logs; "
     "costs CPU, saves games).",
 )
+@click.option(
+    "--tc-new",
+    metavar="KEY=MS,...",
+    default=None,
+    help="NEW's own clock over the shared one (time odds), e.g. move_ms=2000,bank_ms=60000.",
+)
+@click.option("--tc-base", metavar="KEY=MS,...", default=None, help="BASE's own clock.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @game_options
 @time_options
@@ -73,6 +80,8 @@ def match_cmd(
     jobs: int,
     out: str | None,
     luck: bool,
+    tc_new: str | None,
+    tc_base: str | None,
     as_json: bool,
     rules_name: str,
     sets: tuple[str, ...],
@@ -96,17 +105,26 @@ def match_cmd(
     """
     from typing import Any
 
+    from protocol.messages import TimeControl
+
     from ..faults import Policy
     from ..play import bot_specs, time_control
     from ..process import Limits
     from ..rules import RulesError, preset
-    from ..sprt_match import MatchSetup, pairing, parse_sprt, run_match
+    from ..sprt_match import MatchSetup, pairing, parse_clock, parse_sprt, run_match
     from ..stats import StatsError
 
     try:
         sprt = parse_sprt(sprt_text, fit_luck=luck)
     except StatsError as exc:
         fail(f"--sprt {sprt_text!r}: {exc}")
+    time = time_control((startup_ms, move_ms, bank_ms, increment_ms, grace_ms))
+    clocks: list[TimeControl | None] = []
+    for label, text in (("--tc-new", tc_new), ("--tc-base", tc_base)):
+        try:
+            clocks.append(None if text is None else parse_clock(text, time))
+        except ValueError as exc:
+            fail(f"{label} {text!r}: {exc}")
     limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files)
     specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, parse_env(env_pairs), limits)
     seating = pairing(specs[0], specs[1], specs[2:], table)
@@ -121,7 +139,7 @@ def match_cmd(
         MatchSetup(
             pairing=seating,
             rules=rules,
-            time=time_control((startup_ms, move_ms, bank_ms, increment_ms, grace_ms)),
+            time=time,
             policy=Policy(policy),
             max_faults=max_faults,
             output_cap=max_output_kb * 1024 if max_output_kb else None,
@@ -130,6 +148,8 @@ def match_cmd(
             out=None if out is None else Path(out),
             as_json=as_json,
             luck=luck,
+            time_new=clocks[0],
+            time_base=clocks[1],
         ),
         sprt,
     )

@@ -58,23 +58,34 @@ class LiveSprt(Sprt):
         return verdict
 
 
-def parse_sprt(text: str, *, fit_luck: bool = False) -> LiveSprt:
-    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default) into a test.
-
-    With `fit_luck` the units carry luck and the test fits its factor (the
-    bench's best: bench/README.md, "SPRT benchmark")."""
-    values = dict(SPRT_DEFAULTS)
+def key_values(text: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """`key=value,key=value` with every key among `keys`; ValueError naming a bad part."""
+    out: dict[str, str] = {}
     for part in text.split(","):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in values:
-            raise StatsError(f"{part.strip()!r}: expected elo0=, elo1=, alpha= or beta=")
+        if not sep or key.strip() not in keys:
+            raise ValueError(f"{part.strip()!r}: expected one of {', '.join(keys)} =")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_sprt(text: str, *, fit_luck: bool = False) -> LiveSprt:
+    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default) into a test.
+
+    With `fit_luck` the units carry luck and the test fits its factor (the
+    bench's best: bench/README.md, "SPRT benchmark"). StatsError says what is wrong."""
+    values = dict(SPRT_DEFAULTS)
+    try:
+        given = key_values(text, tuple(SPRT_DEFAULTS))
+    except ValueError as exc:
+        raise StatsError(str(exc)) from None
+    for key, value in given.items():
         try:
             values[key] = float(value)
         except ValueError:
-            raise StatsError(f"{key}={value.strip()!r}: not a number") from None
+            raise StatsError(f"{key}={value!r}: not a number") from None
     return LiveSprt(
         values["elo0"], values["elo1"], values["alpha"], values["beta"], fit_luck=fit_luck
     )
@@ -86,17 +97,11 @@ TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
 def parse_clock(text: str, base: TimeControl) -> TimeControl:
     """`move_ms=2000,bank_ms=60000` (any of TIME_KEYS) over `base`: a bot's own clock."""
     values = {key: getattr(base, key) for key in TIME_KEYS}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in values:
-            raise ValueError(f"{part.strip()!r}: expected one of {', '.join(TIME_KEYS)} =MS")
+    for key, value in key_values(text, TIME_KEYS).items():
         try:
             values[key] = int(value)
         except ValueError:
-            raise ValueError(f"{key}={value.strip()!r}: not a whole number of ms") from None
+            raise ValueError(f"{key}={value!r}: not a whole number of ms") from None
         if values[key] < 0:
             raise ValueError(f"{key}={values[key]}: must not be negative")
     return TimeControl(**values)

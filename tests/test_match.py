@@ -85,7 +85,7 @@ def test_bad_input_exit_2_one_line() -> None:
         (["--sprt", "elo0=5,elo1=0"], "elo0 must be below elo1"),
         (["--sprt", "alpha=0.6,beta=0.5"], "alpha + beta must be below 1"),
         (["--sprt", "elo1=big"], "not a number"),
-        (["--sprt", "gamma=1"], "expected elo0="),
+        (["--sprt", "gamma=1"], "expected one of elo0, elo1"),
         (["--table", "3"], "give the field"),
         (["--table", "4", "--field", good[1], "--field", good[1]], "needs 1 or 3"),
         (["--set", "players=3"], "--table"),

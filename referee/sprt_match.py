@@ -36,7 +36,7 @@ from .replay import states
 from .rules import Rules
 from .runner import game_places, run_game
 from .sandbox import SandboxError, check_visible
-from .stats import InOrder, Sprt, StatsError, Summary, Unit, Verdict, game_score
+from .stats import InOrder, Sprt, SprtState, StatsError, Summary, Unit, Verdict, game_score
 from .stats.luck import RolloutValue, luck
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
@@ -161,6 +161,7 @@ class MatchSetup:
     out: Path | None  # None: the logs go to a temporary folder, removed at the end
     as_json: bool
     luck: bool = False  # take each game's rollout luck out (spec/STATS.md)
+    resume: bool = False  # go on with the match saved in `out`
     time_new: TimeControl | None = None  # NEW's own clock (time odds); None: `time`
     time_base: TimeControl | None = None
 
@@ -234,26 +235,111 @@ def check_sandbox(setup: MatchSetup, log_dir: Path) -> None:
                 fail(f"{spec.name}: {exc}")
 
 
+STATE_FILE = "match.json"  # in --out: the keys and the test's state after each counted unit
+STATE_VERSION = 1
+
+
+@dataclass
+class Keys:
+    """The match's secrets: they make its deals and bots' seeds, so a resumed match replays them."""
+
+    deal: bytes
+    bot: bytes
+
+
+def fingerprint(setup: MatchSetup) -> dict[str, object]:
+    """What a resumed match must share with the saved one: bots, table, rules, clocks, luck."""
+    p = setup.pairing
+
+    def clock(t: TimeControl | None) -> dict[str, int] | None:
+        return None if t is None else {k: getattr(t, k) for k in TIME_KEYS}
+
+    return {
+        "new": p.new.command,
+        "base": p.base.command,
+        "field": [f.command for f in p.field],
+        "table": p.table,
+        "rules": setup.rules.to_dict(),
+        "time": clock(setup.time),
+        "time_new": clock(setup.time_new),
+        "time_base": clock(setup.time_base),
+        "luck": setup.luck,
+    }
+
+
+def save_state(path: Path, setup: MatchSetup, keys: Keys, sprt: Sprt) -> None:
+    """Writes the state file whole or not at all (a crash mid-write keeps the last one)."""
+    data = {
+        "version": STATE_VERSION,
+        "match": fingerprint(setup),
+        "deal_key": keys.deal.hex(),
+        "bot_key": keys.bot.hex(),
+        "sprt": sprt.state.to_dict(),
+    }
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(partial, path)
+
+
+def load_state(path: Path, setup: MatchSetup, sprt: LiveSprt) -> tuple[Keys, LiveSprt]:
+    """The saved keys and test, checked against this command's options; one-line exits."""
+    try:
+        data = json.loads(path.read_text())
+        if data.get("version") != STATE_VERSION:
+            fail(f"--resume: {path}: a state file of another version")
+        keys = Keys(bytes.fromhex(data["deal_key"]), bytes.fromhex(data["bot_key"]))
+        saved = SprtState.from_dict(data["sprt"])
+        match = data["match"]
+    except FileNotFoundError:
+        fail(f"--resume: {path} does not exist (no match was started in this --out)")
+    except (OSError, ValueError, KeyError, TypeError, StatsError) as exc:
+        fail(f"--resume: {path}: not a match state file ({exc})")
+    if match != json.loads(json.dumps(fingerprint(setup))):
+        changed = sorted(k for k, v in fingerprint(setup).items() if match.get(k) != v)
+        fail(f"--resume: {path} is a match with other {', '.join(changed) or 'options'}")
+    st = sprt.state
+    try:
+        resumed = LiveSprt(st.elo0, st.elo1, st.alpha, st.beta, fit_luck=st.fit_luck, state=saved)
+    except StatsError:
+        fail(f"--resume: {path} is a match with another --sprt")
+    return keys, resumed
+
+
 def run_match(setup: MatchSetup, sprt: LiveSprt) -> None:
-    """Plays the match, prints it, exits 0 when H1 was accepted and 1 otherwise."""
-    if setup.out is not None:
-        try:
-            ready_folder(setup.out, "--out")
-        except OutputError as exc:
-            fail(str(exc))
-        _run(setup, sprt, setup.out)
-    else:
+    """Plays the match (or goes on with it), prints it, exits 0 when H1 was accepted, else 1."""
+    if setup.out is None:
+        if setup.resume:
+            fail("--resume needs the --out of the match to continue")
         with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
-            _run(setup, sprt, Path(tmp))
+            keys = Keys(secrets.token_bytes(32), new_bot_seed_key())
+            _run(setup, sprt, Path(tmp), keys, None)
+        sys.exit(0 if sprt.verdict is Verdict.H1 else 1)
+    try:
+        ready_folder(setup.out, "--out")
+    except OutputError as exc:
+        fail(str(exc))
+    state_path = setup.out / STATE_FILE
+    if setup.resume:
+        keys, sprt = load_state(state_path, setup, sprt)
+    elif state_path.exists():
+        fail(f"--out {setup.out} holds a match ({STATE_FILE}): --resume goes on with it")
+    else:
+        keys = Keys(secrets.token_bytes(32), new_bot_seed_key())
+        save_state(state_path, setup, keys, sprt)
+    _run(setup, sprt, setup.out, keys, state_path)
     sys.exit(0 if sprt.verdict is Verdict.H1 else 1)
 
 
-def _run(setup: MatchSetup, sprt: LiveSprt, log_dir: Path) -> None:
+def _run(
+    setup: MatchSetup, sprt: LiveSprt, log_dir: Path, keys: Keys, state_path: Path | None
+) -> None:
     check_sandbox(setup, log_dir)
     live = not setup.as_json and sys.stdout.isatty()
     to_err = setup.as_json
 
     def report(summary: Summary) -> None:
+        if state_path is not None:
+            save_state(state_path, setup, keys, sprt)
         line = progress_line(summary)
         if live:
             click.echo(f"\r{line}", nl=False)
@@ -262,7 +348,8 @@ def _run(setup: MatchSetup, sprt: LiveSprt, log_dir: Path) -> None:
 
     sprt.on_unit = report
     try:
-        run_trio(lambda: _play(setup, sprt, log_dir))
+        if sprt.verdict is None:  # a resumed match may have been decided already
+            run_trio(lambda: _play(setup, sprt, log_dir, keys))
     except KeyboardInterrupt:
         click.echo("\nreferee: interrupted; every bot was ended", err=True)
         sys.exit(130)
@@ -278,17 +365,17 @@ def _run(setup: MatchSetup, sprt: LiveSprt, log_dir: Path) -> None:
             click.echo(line)
 
 
-def _schedule(max_units: int | None) -> Iterator[tuple[int, str]]:
-    unit = 0
+def _schedule(unit: int, max_units: int | None) -> Iterator[tuple[int, str]]:
     while max_units is None or unit < max_units:
         yield unit, NEW
         yield unit, BASE
         unit += 1
 
 
-async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path) -> None:
-    deal_key = secrets.token_bytes(32)  # the match's deals: secret, fresh each match
-    bot_key = new_bot_seed_key()  # one key: both games of a unit give each seat one bot seed
+async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path, keys: Keys) -> None:
+    # The deal key makes secret deals; one bot key for the match gives each seat of a
+    # unit's two games the same bot seed.
+    deal_key, bot_key = keys.deal, keys.bot
     counter = InOrder(sprt)
     scores: dict[int, dict[str, float]] = {}
     slots = trio.Semaphore(setup.jobs)
@@ -333,6 +420,6 @@ async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path) -> None:
                 if counter.put(unit, done) is not None:
                     nursery.cancel_scope.cancel()  # games still running are not counted
 
-        for unit, which in _schedule(setup.max_units):
+        for unit, which in _schedule(sprt.state.units, setup.max_units):
             await slots.acquire()
             nursery.start_soon(one, unit, which)

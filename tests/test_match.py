@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.gamelog import read_log
+from referee.league.schedule import deal_seed
 from tests._procs import assert_none_left, new_token
 
 PY = sys.executable
@@ -67,14 +68,29 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     assert seed != read_log(out / "u00002-new.jsonl").header.seed
     assert_none_left(token)
 
+    # A decided match resumed: the same result at once, no game played.
+    again = subprocess.run(
+        [*first, "--resume"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert again.returncode == 0 and json.loads(again.stdout) == result, again.stderr
+
     # Run out of games undecided: the chess testers' report, and exit status 1; with
     # --luck the games' logs are replayed for their rollout luck on the way.
-    again = [*args, "--max-games", "2", "--luck"]
-    done = subprocess.run(again, capture_output=True, text=True, timeout=60)
+    out2 = tmp_path / "undecided"
+    short = [*args, "--luck", "--out", str(out2)]
+    done = subprocess.run([*short, "--max-games", "2"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0].startswith("units 1 games 2 pairs W/D/L ")
     assert "Elo difference: " in done.stdout and "LOS: " in done.stdout
     assert done.stdout.rstrip().endswith("- no decision (--max-games ran out)")
+    # --resume goes on from the next unit with the saved deal key: unit 2's deal is
+    # the one the match would have dealt without the stop.
+    deal_key = bytes.fromhex(json.loads((out2 / "match.json").read_text())["deal_key"])
+    more = [*short, "--max-games", "4", "--resume"]
+    done = subprocess.run(more, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0].startswith("units 2 games 4 pairs W/D/L ")
+    assert read_log(out2 / "u00002-new.jsonl").header.seed == deal_seed(deal_key, 0, 1, 0)
     assert_none_left(token)
 
 
@@ -91,6 +107,7 @@ def test_bad_input_exit_2_one_line() -> None:
         (["--set", "players=3"], "--table"),
         (["--tc-new", "move=3"], "expected one of startup_ms"),
         (["--tc-base", "bank_ms=-1"], "must not be negative"),
+        (["--resume"], "--resume needs the --out"),
     ):
         result = runner.invoke(main, ["match", *good, *extra])
         assert result.exit_code == 2, (extra, result.output)

@@ -53,6 +53,12 @@ from .play import game_options, time_options
     help="Keep every game's log and the bots' stderr here (default: not kept).",
 )
 @click.option(
+    "--resume",
+    is_flag=True,
+    help="Go on with the match saved in --out (same bots and options): its deals, seeds "
+    "and test continue exactly.",
+)
+@click.option(
     "--luck",
     is_flag=True,
     help="Take each game's luck out (rollouts at every draw and deal, from the logs; "
@@ -79,6 +85,7 @@ def match_cmd(
     max_games: int | None,
     jobs: int,
     out: str | None,
+    resume: bool,
     luck: bool,
     tc_new: str | None,
     tc_base: str | None,
@@ -148,6 +155,7 @@ def match_cmd(
             out=None if out is None else Path(out),
             as_json=as_json,
             luck=luck,
+            resume=resume,
             time_new=clocks[0],
             time_base=clocks[1],
         ),

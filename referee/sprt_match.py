@@ -342,7 +342,7 @@ def _run(
             save_state(state_path, setup, keys, sprt)
         line = progress_line(summary)
         if live:
-            click.echo(f"\r{line}", nl=False)
+            click.echo(f"\r{line}\x1b[K", nl=False)  # one line, rewritten in place
         else:
             click.echo(line, err=to_err)
 

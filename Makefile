@@ -21,7 +21,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 
 # The demo league runs the sample bots; `python` in their commands is the venv's.
 # Then it makes the replay page of its first game and says what to try next.
-DEMO_GAME := league-out/logs/g00001.jsonl
+DEMO_GAME := league-out/logs/g00001.jsonl.gz
 DEMO_PAGE := league-out/g00001.html
 demo: $(STAMP)
 	rm -rf league-out

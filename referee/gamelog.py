@@ -5,13 +5,20 @@ line per round end, and a footer with the result. Each line is flushed as it
 is written, so a crash leaves a readable prefix; a log without its footer is
 incomplete, and reading it says so. The header plus the decisions re-derive
 the whole game with the engine: that is what `referee replay` checks.
-See spec/LOGS.md.
+
+A log named `NAME.jsonl.gz` is written as `NAME.jsonl` while the game runs
+(each line on disk as it comes) and compressed into its name once the footer
+is written; a crashed game leaves the plain, incomplete `NAME.jsonl`. Reading
+tells the two apart by their first bytes. See spec/LOGS.md.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import os
+import shutil
+import zlib
 from pathlib import Path
 from typing import IO, Literal
 
@@ -148,6 +155,71 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(AnyLine)
 
 
+LOG_SUFFIX = ".jsonl"
+GZ_SUFFIX = ".jsonl.gz"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def live_path(path: Path) -> Path:
+    """The file a log named `path` is written to while its game runs: `NAME.jsonl.gz`
+    is written as `NAME.jsonl` (a plain `.jsonl` log is written in place)."""
+    return path.with_name(path.name[:-3]) if path.name.endswith(GZ_SUFFIX) else path
+
+
+def log_stem(path: Path) -> str:
+    """A log's name without `.jsonl.gz` or `.jsonl`: `game-5.jsonl.gz` -> `game-5`."""
+    for suffix in (GZ_SUFFIX, LOG_SUFFIX):
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return path.stem
+
+
+def log_suffix(data: bytes) -> str:
+    """The suffix a log file holding `data` takes: `.jsonl.gz` for gzip, else `.jsonl`."""
+    return GZ_SUFFIX if data.startswith(_GZIP_MAGIC) else LOG_SUFFIX
+
+
+def find_log(folder: Path, stem: str) -> Path | None:
+    """The finished log of `stem` in `folder`: `STEM.jsonl.gz`, else `STEM.jsonl` (a log
+    written plain, or the partial log of a game that never finished), else None."""
+    for suffix in (GZ_SUFFIX, LOG_SUFFIX):
+        path = folder / f"{stem}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def compress_log(live: Path, path: Path) -> None:
+    """Compress the finished log `live` into `path`, then remove `live`.
+
+    The compressed file is written beside it under a temporary name, synced, and
+    renamed into place, so `path` is whole or absent; `live` goes only after it,
+    so a crash at any point leaves the whole log under one of the two names."""
+    part = path.with_name(f".{path.name}.part")
+    try:
+        with live.open("rb") as source, part.open("wb") as handle:
+            # mtime 0 and no file name inside: the same log compresses to the same bytes.
+            with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0) as packed:
+                shutil.copyfileobj(source, packed, 1 << 16)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+    live.unlink()
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename is durable only once the folder's entry is on disk.
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def now_iso() -> str:
     """The current UTC time, to the second, ISO 8601."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
@@ -171,12 +243,17 @@ class LogWriter(Recorder):
     (`redact_header`, `redact_decision`), and each round's deal as that seat saw it
     is written before the round's first decision: the log then replays that seat's
     view without the seed.
+
+    A `path` ending in `.jsonl.gz` is written to `live_path(path)` and compressed
+    into `path` when the log is finished; closed unfinished, it stays plain there.
     """
 
     def __init__(self, path: Path, header: Header, seat: int | None = None) -> None:
         self.path = path
         self.seat = seat
-        self._handle: IO[bytes] = path.open("wb")
+        self._live = live_path(path)
+        self._finished = False
+        self._handle: IO[bytes] = self._live.open("wb")
         self._count = 0
         self._started = dt.datetime.now(dt.UTC)
         self._state: State | None = None  # a seat's log follows the game to redact it
@@ -242,13 +319,14 @@ class LogWriter(Recorder):
             self._write(round_start_line(state, self.seat))
 
     def finish(self, result: GameResult) -> None:
-        """Write the footer and close the file: only now is the log complete."""
+        """Write the footer and close the file (compressing it, for a `.jsonl.gz` path):
+        only now is the log complete."""
         self._footer(result)
         self.close()
 
     async def finish_async(self, result: GameResult) -> None:
-        """`finish`, with the flush to disk in a worker thread: a fsync takes
-        milliseconds that other games on the event loop must not wait for. Once
+        """`finish`, with the flush to disk and the compression in a worker thread: they
+        take milliseconds that other games on the event loop must not wait for. Once
         started it completes, even if the caller is cancelled."""
         self._footer(result)
         await trio.to_thread.run_sync(self.close, abandon_on_cancel=False)
@@ -268,13 +346,16 @@ class LogWriter(Recorder):
                 notices=[self._fault(n) for seat in result.notices for n in seat],
             )
         )
+        self._finished = True  # written: the log may now be compressed
 
     def close(self) -> None:
-        """Close the file (a log closed without `finish` stays incomplete)."""
+        """Close the file (a log closed without `finish` stays incomplete, and plain)."""
         if not self._handle.closed:
             self._handle.flush()
             os.fsync(self._handle.fileno())
             self._handle.close()
+            if self._finished and self._live != self.path:
+                compress_log(self._live, self.path)
 
 
 # ---------------------------------------------------------------- one seat's log
@@ -400,15 +481,13 @@ class GameLog(msgspec.Struct, kw_only=True):
 
 
 def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
-    """Read a game log; `LogError` naming the line for anything that is not one.
+    """Read a game log, plain or gzip-compressed; `LogError` naming the line for
+    anything that is not one.
 
     A log redacted for one seat holds no seed, so it cannot be re-derived; it is
     refused unless `allow_redacted` (`referee.replay_seat` follows it instead).
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LogError(f"{path}: cannot read: {exc.strerror}") from None
+    raw = log_bytes(path)
     header: Header | None = None
     decisions: list[DecisionLine] = []
     rounds: list[RoundLine] = []
@@ -486,6 +565,28 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         deals=deals,
         deal_lines=deal_lines,
     )
+
+
+def log_bytes(path: Path) -> bytes:
+    """The lines of the log file `path` as written, decompressed if it is compressed;
+    `LogError` if it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LogError(f"{path}: cannot read: {exc.strerror}") from None
+    # By content, not by name: a renamed or copied log is read as what it is.
+    return _gunzip(path, raw) if raw.startswith(_GZIP_MAGIC) else raw
+
+
+def _gunzip(path: Path, raw: bytes) -> bytes:
+    """The log compressed in `raw`. A compressed log is written whole or not at all,
+    so one that ends early was damaged since: it is refused, not read as incomplete."""
+    try:
+        return gzip.decompress(raw)
+    except EOFError:
+        raise LogError(f"{path}: a gzip file cut short (damaged or still being copied)") from None
+    except (OSError, zlib.error) as exc:
+        raise LogError(f"{path}: a damaged gzip file ({exc})") from None
 
 
 def _not_a_header(number: int, text: bytes, exc: msgspec.ValidationError) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -60,19 +61,36 @@ def _unwritable(folder: Path) -> str | None:
         return reason(exc, folder)
 
 
-def new_file(path: Path, label: str) -> Path:
+def new_file(path: Path, label: str, *, written_as: Callable[[Path], Path] | None = None) -> Path:
     """Create `path` empty, or the first of `STEM-2.SUFFIX`, `STEM-3.SUFFIX`, ... that
     does not exist yet, and return it: an earlier file of the same name is never
-    replaced. Created exclusively, so two referees at once never share a name."""
+    replaced. Created exclusively, so two referees at once never share a name.
+
+    A file written under another name until it is done (a log compressed at the end:
+    `written_as` is `gamelog.live_path`) is claimed by creating that other name, and
+    a number is taken only while neither name exists."""
     for number in range(1, 10_000):
-        candidate = path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+        candidate = path if number == 1 else _numbered(path, number)
+        claim = written_as(candidate) if written_as is not None else candidate
+        if claim != candidate and candidate.exists():
+            continue
         try:
-            with candidate.open("xb"):
-                return candidate
+            with claim.open("xb"):
+                pass
         except FileExistsError:
             continue
         except OSError as exc:
-            raise OutputError(
-                f"{label} {candidate}: cannot write it: {reason(exc, candidate)}"
-            ) from None
+            raise OutputError(f"{label} {claim}: cannot write it: {reason(exc, claim)}") from None
+        if claim != candidate and candidate.exists():
+            claim.unlink()  # another referee finished this name between the two looks
+            continue
+        return candidate
     raise OutputError(f"{label} {path}: 9999 files of this name exist; remove some")
+
+
+def _numbered(path: Path, number: int) -> Path:
+    """`path` with `-NUMBER` before its suffix; a compressed file's two suffixes stay
+    together (`game-7.jsonl.gz` -> `game-7-2.jsonl.gz`)."""
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    stem = path.name[: len(path.name) - len(suffix)] if suffix else path.name
+    return path.with_name(f"{stem}-{number}{suffix}")

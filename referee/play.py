@@ -23,6 +23,7 @@ from .commands.common import fail, run_trio
 from .consoles import output_console
 from .display import RoundPrinter, result_table, stderr_notes
 from .faults import Policy
+from .gamelog import GZ_SUFFIX, live_path
 from .match import new_game_seed, seed_problem
 from .outputs import OutputError, new_file, ready_file, ready_folder
 from .process import BotSpec, Limits, parse_bot, unstartable
@@ -77,7 +78,9 @@ def play_from_cli(
     # The id bots see must not carry the seed: with the rules it would reveal every hand.
     game_id = f"game-{secrets.token_hex(4)}"
     name = f"game-{seed}" if given_seed else game_id  # a secret seed stays out of file names
-    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{name}.jsonl"
+    # A log in --log-dir is compressed when the game ends; `--log FILE` is written as
+    # named: compressed if FILE ends in `.jsonl.gz`, plain otherwise.
+    log_path = Path(log_file) if log_file is not None else Path(log_dir) / f"{name}{GZ_SUFFIX}"
     err_dir = Path(stderr_dir) if stderr_dir else log_path.parent
     try:
         if log_file is not None:
@@ -106,7 +109,7 @@ def play_from_cli(
         # a seed again (a bot's fix tried on the same deal) keeps both to compare.
         # `--log FILE` names its file, which is written as asked, as any -o would be.
         try:
-            claimed = new_file(log_path, "--log-dir")
+            claimed = new_file(log_path, "--log-dir", written_as=live_path)
         except OutputError as exc:
             fail(str(exc))
         if claimed != log_path:
@@ -142,7 +145,8 @@ def play_from_cli(
             )
         )
     except KeyboardInterrupt:
-        click.echo(f"referee: interrupted; every bot was ended; {log_path} is incomplete", err=True)
+        partial = live_path(log_path)  # an unfinished log is never compressed
+        click.echo(f"referee: interrupted; every bot was ended; {partial} is incomplete", err=True)
         sys.exit(130)
     except OSError as exc:
         fail(f"cannot write the game log {log_path}: {exc.strerror}")

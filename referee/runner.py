@@ -18,7 +18,7 @@ from protocol import messages as m
 
 from . import __version__, lag
 from .faults import Fault, FaultKind, Policy
-from .gamelog import LogBot, LogWriter, make_header
+from .gamelog import LogBot, LogWriter, log_stem, make_header
 from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
 from .process import BotProcess, BotSpec, start_bot
 from .rules import Rules
@@ -40,8 +40,10 @@ class GameReport:
 
 
 def seat_log_path(log_path: Path, seat: int) -> Path:
-    """Where the log redacted for `seat` goes: `game-5.jsonl` -> `game-5.seat2.jsonl`."""
-    return log_path.with_name(f"{log_path.stem}.seat{seat}{log_path.suffix}")
+    """Where the log redacted for `seat` goes: `game-5.jsonl` -> `game-5.seat2.jsonl`,
+    `game-5.jsonl.gz` -> `game-5.seat2.jsonl.gz`."""
+    stem = log_stem(log_path)
+    return log_path.with_name(f"{stem}.seat{seat}{log_path.name[len(stem) :]}")
 
 
 def game_places(log_path: Path, stderr_dir: Path | None) -> tuple[Hidden, ...]:
@@ -104,7 +106,7 @@ async def run_game(
     specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
     names = unique_names(specs)
     stderr_paths: list[Path | None] = [
-        (stderr_dir / f"{log_path.stem}-seat{i}-{names[i]}.stderr") if stderr_dir else None
+        (stderr_dir / f"{log_stem(log_path)}-seat{i}-{names[i]}.stderr") if stderr_dir else None
         for i in range(len(specs))
     ]
     key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
@@ -192,7 +194,7 @@ async def run_game(
                                 stoppers.start_soon(proc.stop)
                 nursery.cancel_scope.cancel()
         for w in writers:
-            w.finish(result)
+            await w.finish_async(result)  # the sync and compression off the loop
         for path in stderr_paths:
             if path is not None and path.exists() and path.stat().st_size == 0:
                 path.unlink()  # a bot that wrote nothing to stderr leaves no file

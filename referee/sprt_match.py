@@ -27,7 +27,7 @@ from protocol.messages import TimeControl
 
 from .commands.common import fail, run_trio
 from .faults import Policy
-from .gamelog import read_log
+from .gamelog import GZ_SUFFIX, read_log
 from .league.schedule import deal_seed
 from .match import GameResult, new_bot_seed_key
 from .outputs import OutputError, ready_folder
@@ -393,7 +393,7 @@ async def _play(setup: MatchSetup, sprt: Sprt, log_dir: Path, keys: Keys) -> Non
                     seed,
                     game_id=f"game-{secrets.token_hex(4)}",  # the seed stays out of the id
                     time=setup.time,
-                    log_path=log_dir / f"{name}.jsonl",
+                    log_path=log_dir / f"{name}{GZ_SUFFIX}",  # compressed once played
                     policy=setup.policy,
                     max_faults=setup.max_faults,
                     stderr_dir=log_dir,

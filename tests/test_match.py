@@ -52,8 +52,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     # A unit's two games: one deal, one bot-seed key, NEW and BASE swapped in the
     # tested seat, which moves round the table from unit to unit.
     for unit in (1, 2):
-        a = read_log(out / f"u{unit:05d}-new.jsonl").header
-        b = read_log(out / f"u{unit:05d}-base.jsonl").header
+        a = read_log(out / f"u{unit:05d}-new.jsonl.gz").header
+        b = read_log(out / f"u{unit:05d}-base.jsonl.gz").header
         assert a.seed == b.seed and a.bot_seed_key == b.bot_seed_key
         tested = (unit - 1) % 2
         assert a.bots[tested].name == "greedy" and b.bots[tested].name == "random"
@@ -64,8 +64,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
             clock = log.bots[seat].time
             assert clock is not None and (clock.move_ms, clock.bank_ms) == odds
             assert log.bots[1 - seat].time is None and log.time.move_ms == 1000
-    seed = read_log(out / "u00001-new.jsonl").header.seed
-    assert seed != read_log(out / "u00002-new.jsonl").header.seed
+    seed = read_log(out / "u00001-new.jsonl.gz").header.seed
+    assert seed != read_log(out / "u00002-new.jsonl.gz").header.seed
     assert_none_left(token)
 
     # A decided match resumed: the same result at once, no game played.
@@ -90,7 +90,7 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     done = subprocess.run(more, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0].startswith("units 2 games 4 pairs W/D/L ")
-    assert read_log(out2 / "u00002-new.jsonl").header.seed == deal_seed(deal_key, 0, 1, 0)
+    assert read_log(out2 / "u00002-new.jsonl.gz").header.seed == deal_seed(deal_key, 0, 1, 0)
     assert_none_left(token)
 
 

@@ -29,7 +29,7 @@ from protocol import messages as m
 from referee import runner
 from referee.cli import main
 from referee.faults import Policy
-from referee.gamelog import GameLog, move_of_spec, read_log
+from referee.gamelog import GameLog, log_bytes, move_of_spec, read_log
 from referee.process import STDERR_CAP, BotSpec, Limits
 from referee.replay import states, verify
 from referee.rules import Rules, legal_moves, preset
@@ -133,7 +133,7 @@ async def play(
 
 def checked_log(path: Path, report: GameReport | None = None) -> GameLog:
     """Read a game log, check it ends with a footer and verifies against the engine."""
-    lines = path.read_bytes().splitlines()
+    lines = log_bytes(path).splitlines()
     assert json.loads(lines[-1])["type"] == "footer"
     log = read_log(path)
     verdict = verify(log)
@@ -439,7 +439,7 @@ def test_four_sample_bots_play_a_whole_game_with_json_output(table: Table, tmp_p
     assert re.search(r"^round  7 0-0", done.stderr, re.MULTILINE)
 
     log_path = Path(summary["log"])
-    assert log_path == tmp_path / "game-11.jsonl"
+    assert log_path == tmp_path / "game-11.jsonl.gz"  # --log-dir: compressed
     log = checked_log(log_path)
     assert log.footer is not None
     assert log.footer.scores == scores
@@ -452,7 +452,7 @@ def test_four_sample_bots_play_a_whole_game_with_json_output(table: Table, tmp_p
     assert all((tmp_path / name).stat().st_size > 0 for name in kept)
     # --seat-logs: one log per seat, the same decisions, only that seat's drawn tiles.
     for seat in range(4):
-        mine = read_log(tmp_path / f"game-11.seat{seat}.jsonl", allow_redacted=True)
+        mine = read_log(tmp_path / f"game-11.seat{seat}.jsonl.gz", allow_redacted=True)
         assert mine.header.seat == seat and mine.complete and mine.header.seed is None
         assert [(d.seat, d.move) for d in mine.decisions] == [
             (d.seat, d.move) for d in log.decisions
@@ -648,19 +648,19 @@ def test_a_seed_played_again_keeps_the_earlier_log(table: Table, tmp_path: Path)
     args = ["play", *bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "6"]
     args += [*CLOCKS, "-q", "--log-dir", str(tmp_path)]
     first = run_cli(*args)
-    earlier = (tmp_path / "game-6.jsonl").read_bytes()
+    earlier = (tmp_path / "game-6.jsonl.gz").read_bytes()
     again = [run_cli(*args) for _ in range(2)]
     assert [r.exit_code for r in (first, *again)] == [0, 0, 0], first.output
     assert first.stderr == ""
     for result, number in zip(again, (2, 3), strict=True):
         assert result.stderr == (
-            f"referee: {tmp_path / 'game-6.jsonl'} exists; "
-            f"this game's log is {tmp_path / f'game-6-{number}.jsonl'}\n"
+            f"referee: {tmp_path / 'game-6.jsonl.gz'} exists; "
+            f"this game's log is {tmp_path / f'game-6-{number}.jsonl.gz'}\n"
         )
-        assert f"log: {tmp_path / f'game-6-{number}.jsonl'}" in result.stdout
-    assert (tmp_path / "game-6.jsonl").read_bytes() == earlier
-    later = [checked_log(tmp_path / f"game-6-{n}.jsonl") for n in (2, 3)]
-    first_log = checked_log(tmp_path / "game-6.jsonl")
+        assert f"log: {tmp_path / f'game-6-{number}.jsonl.gz'}" in result.stdout
+    assert (tmp_path / "game-6.jsonl.gz").read_bytes() == earlier
+    later = [checked_log(tmp_path / f"game-6-{n}.jsonl.gz") for n in (2, 3)]
+    first_log = checked_log(tmp_path / "game-6.jsonl.gz")
     assert [log.header.seed for log in (first_log, *later)] == [6, 6, 6]
 
 

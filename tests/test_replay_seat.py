@@ -461,8 +461,8 @@ def test_played_for_real_a_seat_log_replays_as_the_full_log_for_that_seat(
     finally:
         assert_none_left(token)
     assert result.exit_code == 0, result.output
-    seat_logs = sorted(tmp_path.glob("*.seat*.jsonl"))
-    (full,) = [p for p in tmp_path.glob("*.jsonl") if p not in seat_logs]
+    seat_logs = sorted(tmp_path.glob("*.seat*.jsonl.gz"))
+    (full,) = [p for p in tmp_path.glob("*.jsonl.gz") if p not in seat_logs]
     assert len(seat_logs) == 3
     log = read_log(full)
     for seat, mine in enumerate(seat_logs):

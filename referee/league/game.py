@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from ..faults import Fault, FaultKind
-from ..gamelog import LogBot, LogWriter, make_header
+from ..gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
 from ..match import Decision, Fanout, Game, Recorder, Seat
 from ..rules import State
 from .config import LeagueConfig
@@ -71,7 +71,7 @@ async def play_scheduled(
         max_faults=config.max_faults,
         bot_seed_key=bot_seed_key,
     )
-    log_path = logs / f"{game.game_id}.jsonl"
+    log_path = logs / f"{game.game_id}{GZ_SUFFIX}"  # written plain, compressed at the end
     writer = LogWriter(log_path, header)
     latencies = _Latencies(len(bots))
     healthy = [p is not None for p in procs]

@@ -88,7 +88,7 @@ class Done(msgspec.Struct, frozen=True):
 
     record: Record
     seed: str
-    log: bytes
+    log: bytes  # the log file as the worker wrote it: compressed (its first bytes say)
     stderr: list[StderrPart]
     worker: str
     play_s: float  # wall time of the game on the worker, bots' start-up included

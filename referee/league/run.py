@@ -22,6 +22,7 @@ import trio
 from rich.console import Console
 
 from .. import lag
+from ..gamelog import log_suffix
 from ..outputs import ready_folder
 from .config import LeagueConfig
 from .game import play_scheduled
@@ -180,7 +181,7 @@ async def _deliver(
     this loop meanwhile."""
     if await ledger.in_thread(ledger.has, game.index):  # never overwrite a recorded log
         return
-    log_path = logs / f"{game.game_id}.jsonl"
+    log_path = logs / f"{game.game_id}{log_suffix(done.log)}"
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
     record = dataclasses.replace(done.record, log_path=str(log_path))
     if await ledger.in_thread(ledger.record, record, done.worker):

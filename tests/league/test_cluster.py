@@ -494,7 +494,7 @@ def test_ctrl_c_on_a_cluster_league_resumes_with_the_cluster(tmp_path: Path) -> 
     records = ledger_records(out)
     assert records and all("gate" not in r.seats for r in records)
     # A game on a worker is written whole when it ends, or not at all: no partial logs.
-    assert sorted(p.name for p in logs.iterdir()) == [f"{r.game_id}.jsonl" for r in records]
+    assert sorted(p.name for p in logs.iterdir()) == [f"{r.game_id}.jsonl.gz" for r in records]
     assert not (out / "standings.json").exists()
     kept = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in logs.iterdir()}
     left_behind = worker_folders(path)

@@ -166,4 +166,4 @@ def test_play_draws_a_128_bit_seed_unless_one_is_given(tmp_path: Path) -> None:
     assert read_log(log).header.seed == summary["seed"]
     result = CliRunner().invoke(main, [*base, "--seed", "7", "--log-dir", str(tmp_path)], env=ENV)
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "game-7.jsonl").exists()
+    assert (tmp_path / "game-7.jsonl.gz").exists()

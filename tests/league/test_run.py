@@ -207,9 +207,12 @@ def poll(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
 
 
 def check_logs(records: list[Record], logs: Path) -> None:
-    """Every recorded game has a complete log that re-derives, with the same result."""
+    """Every recorded game has a complete, compressed log that re-derives, with the same
+    result, and no plain log beside it."""
     for r in records:
-        log = read_log(logs / f"{r.game_id}.jsonl")
+        assert r.log_path.endswith(f"{r.game_id}.jsonl.gz")
+        assert not (logs / f"{r.game_id}.jsonl").exists()
+        log = read_log(logs / f"{r.game_id}.jsonl.gz")
         assert log.complete, r.game_id
         assert log.footer is not None
         assert (log.footer.scores, log.footer.ranks) == (r.scores, r.ranks)
@@ -465,11 +468,16 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     records = ledger_records(out)
     assert [r.game_id for r in records] == ["g00001"]
     check_logs(records, logs)
-    # The games running at Ctrl-C left incomplete logs and no record.
+    # The games running at Ctrl-C left incomplete logs, plain (only a finished log is
+    # compressed), and no record; replay says they are incomplete.
     incomplete = sorted(p.name for p in logs.iterdir() if not read_log(p).complete)
     assert incomplete == ["g00002.jsonl", "g00003.jsonl"]
+    assert sorted(p.name for p in logs.iterdir()) == ["g00001.jsonl.gz", *incomplete]
+    replayed = CliRunner().invoke(main, ["replay", str(logs / "g00002.jsonl")])
+    assert replayed.exit_code == 0, replayed.output
+    assert "the log is INCOMPLETE" in replayed.stdout
     assert not (out / "standings.json").exists()
-    kept = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in logs.glob("g00001.jsonl")}
+    kept = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in logs.glob("g00001.jsonl.gz")}
     finished = records[0].finished
 
     # Resume exactly as printed, with the gate open.
@@ -487,7 +495,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     records = ledger_records(out)
     assert [r.idx for r in records] == list(range(24))
     assert Counter(r.game_id for r in records).most_common(1)[0][1] == 1
-    check_logs(records, logs)
+    check_logs(records, logs)  # the partial logs were replaced by the games played again
     # The recorded game was not played again: its log is untouched.
     assert {p: (logs / p).stat().st_mtime_ns for p in kept} == {p: v[0] for p, v in kept.items()}
     assert {p: (logs / p).read_bytes() for p in kept} == {p: v[1] for p, v in kept.items()}

@@ -479,7 +479,7 @@ def test_quiet_leaves_out_the_round_lines(table: Table, tmp_path: Path) -> None:
         *common,
         "-q",
         "--log",
-        str(tmp_path / "quiet.jsonl"),
+        str(tmp_path / "quiet.jsonl.gz"),  # compressed, as its name asks
         "--stderr-dir",
         str(tmp_path / "err"),
     )
@@ -492,15 +492,19 @@ def test_quiet_leaves_out_the_round_lines(table: Table, tmp_path: Path) -> None:
     assert re.search(started, loud.stdout)
     assert round_line.findall(quiet.stdout) == []
     assert not re.search(started, quiet.stdout)
-    for result, name in ((loud, "loud"), (quiet, "quiet")):
-        assert f"log: {tmp_path / name}.jsonl" in result.stdout
+    for result, name in ((loud, "loud.jsonl"), (quiet, "quiet.jsonl.gz")):
+        assert f"log: {tmp_path / name}" in result.stdout
         assert "Result" in result.stdout
+    # `--log FILE` is written as named: plain for `.jsonl`, compressed for `.jsonl.gz`.
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl*")) == ["loud.jsonl", "quiet.jsonl.gz"]
+    assert (tmp_path / "loud.jsonl").read_bytes().startswith(b'{"type":"header"')
+    assert (tmp_path / "quiet.jsonl.gz").read_bytes().startswith(b"\x1f\x8b")
     # Each bot's stderr is named after the log it goes with.
     assert [p.name for p in (tmp_path / "err").iterdir()] == ["quiet-seat1-stderr_flood.stderr"]
     assert sorted(p.name for p in tmp_path.glob("*.stderr")) == ["loud-seat1-stderr_flood.stderr"]
     # Same seed, same bots: the same game, quiet or not.
     assert [d.move for d in checked_log(tmp_path / "loud.jsonl").decisions] == [
-        d.move for d in checked_log(tmp_path / "quiet.jsonl").decisions
+        d.move for d in checked_log(tmp_path / "quiet.jsonl.gz").decisions
     ]
 
 

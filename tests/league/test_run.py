@@ -496,6 +496,9 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     assert [r.idx for r in records] == list(range(24))
     assert Counter(r.game_id for r in records).most_common(1)[0][1] == 1
     check_logs(records, logs)  # the partial logs were replaced by the games played again
+    replayed = CliRunner().invoke(main, ["replay", str(logs / "g00002.jsonl.gz")])
+    assert replayed.exit_code == 0, replayed.output
+    assert "the log is complete" in replayed.stdout
     # The recorded game was not played again: its log is untouched.
     assert {p: (logs / p).stat().st_mtime_ns for p in kept} == {p: v[0] for p, v in kept.items()}
     assert {p: (logs / p).read_bytes() for p in kept} == {p: v[1] for p, v in kept.items()}

@@ -158,6 +158,9 @@ _decoder = msgspec.json.Decoder(AnyLine)
 LOG_SUFFIX = ".jsonl"
 GZ_SUFFIX = ".jsonl.gz"
 _GZIP_MAGIC = b"\x1f\x8b"
+# gzip's own default: a 13-round double-12 log shrinks about 9x in some 20 ms of CPU;
+# level 9 saves about a tenth more for three times the CPU, on every game of a league.
+GZIP_LEVEL = 6
 
 
 def live_path(path: Path) -> Path:
@@ -199,7 +202,9 @@ def compress_log(live: Path, path: Path) -> None:
     try:
         with live.open("rb") as source, part.open("wb") as handle:
             # mtime 0 and no file name inside: the same log compresses to the same bytes.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0) as packed:
+            with gzip.GzipFile(
+                filename="", mode="wb", compresslevel=GZIP_LEVEL, fileobj=handle, mtime=0
+            ) as packed:
                 shutil.copyfileobj(source, packed, 1 << 16)
             handle.flush()
             os.fsync(handle.fileno())

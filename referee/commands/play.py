@@ -127,14 +127,15 @@ def game_options(func: Callable[..., None]) -> Callable[..., None]:
     "log_file",
     metavar="FILE",
     default=None,
-    help="Write the game log to this file.",
+    help="Write the game log to this file: gzip-compressed if it ends in .gz, else plain.",
 )
 @click.option(
     "--log-dir",
     metavar="DIRECTORY",
     default=".",
     show_default=True,
-    help="Folder for the game log (named after the game).",
+    help="Folder for the game log (named after the game: GAME.jsonl.gz, compressed when "
+    "the game ends).",
 )
 @click.option(
     "--stderr-dir",

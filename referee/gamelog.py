@@ -7,7 +7,7 @@ incomplete, and reading it says so. The header plus the decisions re-derive
 the whole game with the engine: that is what `referee replay` checks.
 
 A log named `NAME.jsonl.gz` is written as `NAME.jsonl` while the game runs
-(each line on disk as it comes) and compressed into its name once the footer
+(each line flushed as it comes) and compressed into its name once the footer
 is written; a crashed game leaves the plain, incomplete `NAME.jsonl`. Reading
 tells the two apart by their first bytes. See spec/LOGS.md.
 """
@@ -357,9 +357,13 @@ class LogWriter(Recorder):
         """Close the file (a log closed without `finish` stays incomplete, and plain)."""
         if not self._handle.closed:
             self._handle.flush()
-            os.fsync(self._handle.fileno())
+            compress = self._finished and self._live != self.path
+            if not compress:
+                os.fsync(self._handle.fileno())
             self._handle.close()
-            if self._finished and self._live != self.path:
+            # Syncing the plain file too would be a second sync per game for a file
+            # removed at once: the compressed copy is synced before it takes its name.
+            if compress:
                 compress_log(self._live, self.path)
 
 

@@ -156,7 +156,7 @@ def seed_problem(seed: int) -> str | None:
     """Why `seed` cannot be a game seed (out of 0 to 2**128-1), or None.
 
     The engine would take any integer, but a log is named after its seed
-    (`game--1.jsonl` reads badly, and `game-7-2.jsonl` is the second log of seed 7)
+    (`game--1.jsonl.gz` reads badly, and `game-7-2.jsonl.gz` is the second log of seed 7)
     and every seed the referee draws lies in this range."""
     if 0 <= seed < 1 << SEED_BITS:
         return None

@@ -22,7 +22,7 @@ from referee.bridge import run_bridge
 from referee.connection import Connection
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
-from referee.league.pool import BotPool, league_hello
+from referee.league.pool import BotPool
 from referee.server import BotServer, serve_league
 from referee.session import TcpSession
 
@@ -133,7 +133,7 @@ async def test_a_game_takes_its_tcp_bots_together_or_waits(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     config = league(tmp_path / "l", ["c", "d", "e"], [])
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     for name in ("c", "d"):
         online(server, name)
     first = await server.take_all(["c", "d"], 5.0)
@@ -171,7 +171,7 @@ async def test_a_session_that_fails_its_ping_does_not_hold_the_others(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     config = league(tmp_path / "l", ["c", "d", "e"], [])
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     async with trio.open_nursery() as nursery:
         pool = BotPool(config, nursery, tmp_path)
         pool.server = server

@@ -19,6 +19,7 @@ from referee.cli import main
 from referee.gamelog import read_log
 from referee.league.schedule import deal_seed
 from tests._procs import assert_none_left, new_token
+from tests.league.test_run import secrets_of
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +30,12 @@ TINY = ["--set", "max_pip=6", "--set", "rounds=single"]
 
 def bot(name: str, token: str) -> str:
     return f"{name}={PY} {SAMPLES / f'{name}_bot.py'} {token}"
+
+
+def game_log(out: Path, unit: int, which: str) -> Path:
+    """The log of unit `unit`'s (from 1) game with NEW or BASE in the tested seat: the
+    match is a league, whose games are numbered in schedule order, NEW's game first."""
+    return out / "logs" / f"g{2 * unit - (which == 'new'):05d}.jsonl"
 
 
 def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
@@ -52,8 +59,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     # A unit's two games: one deal, one bot-seed key, NEW and BASE swapped in the
     # tested seat, which moves round the table from unit to unit.
     for unit in (1, 2):
-        a = read_log(out / f"u{unit:05d}-new.jsonl").header
-        b = read_log(out / f"u{unit:05d}-base.jsonl").header
+        a = read_log(game_log(out, unit, "new")).header
+        b = read_log(game_log(out, unit, "base")).header
         assert a.seed == b.seed and a.bot_seed_key == b.bot_seed_key
         tested = (unit - 1) % 2
         assert a.bots[tested].name == "greedy" and b.bots[tested].name == "random"
@@ -64,8 +71,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
             clock = log.bots[seat].time
             assert clock is not None and (clock.move_ms, clock.bank_ms) == odds
             assert log.bots[1 - seat].time is None and log.time.move_ms == 1000
-    seed = read_log(out / "u00001-new.jsonl").header.seed
-    assert seed != read_log(out / "u00002-new.jsonl").header.seed
+    seed = read_log(game_log(out, 1, "new")).header.seed
+    assert seed != read_log(game_log(out, 2, "new")).header.seed
     assert_none_left(token)
 
     # A decided match resumed: the same result at once, no game played.
@@ -85,12 +92,12 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     assert done.stdout.rstrip().endswith("- no decision (--max-games ran out)")
     # --resume goes on from the next unit with the saved deal key: unit 2's deal is
     # the one the match would have dealt without the stop.
-    deal_key = bytes.fromhex(json.loads((out2 / "match.json").read_text())["deal_key"])
+    deal_key = secrets_of(out2)[1]
     more = [*short, "--max-games", "4", "--resume"]
     done = subprocess.run(more, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0].startswith("units 2 games 4 pairs W/D/L ")
-    assert read_log(out2 / "u00002-new.jsonl").header.seed == deal_seed(deal_key, 0, 1, 0)
+    assert read_log(game_log(out2, 2, "new")).header.seed == deal_seed(deal_key, 0, 1, 0)
     assert_none_left(token)
 
 

@@ -59,9 +59,11 @@ def league_cmd(
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
+    from ..league.judge import Judge, Lines, final_lines
     from ..league.ledger import LedgerError
     from ..league.run import print_standings, run_league
     from ..outputs import OutputError
+    from ..stats import Verdict
 
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
@@ -69,6 +71,10 @@ def league_cmd(
     resume_cmd = resume_command(config.out)
 
     used: list[Cluster] = []
+    judge = None
+    lines = Lines()
+    if config.match is not None:
+        judge = Judge(config, lines)
 
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:
@@ -82,6 +88,7 @@ def league_cmd(
                 quiet=quiet,
                 report_every=report_every,
                 cluster=dask,
+                judge=judge,
             )
 
     try:
@@ -95,7 +102,12 @@ def league_cmd(
             err=True,
         )
         sys.exit(130)
-    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    if judge is not None and config.match is not None:
+        lines.end()
+        for line in final_lines(judge.summary(), (config.match.new, config.match.base)):
+            click.echo(line)
+    else:
+        print_standings(console, standings, f"{config.name}: {standings.games} games")
     if used:
         stats = used[0].stats
         lost = f", {stats.lost} lost on the way" if stats.lost else ""
@@ -104,4 +116,5 @@ def league_cmd(
             f"{len(stats.workers)} workers{lost}"
         )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    sys.exit(0)
+    # A match gates a script or a CI job: 0 only when H1 (new is better) was accepted.
+    sys.exit(1 if judge is not None and judge.verdict is not Verdict.H1 else 0)

@@ -113,6 +113,7 @@ class LeagueConfig:
     token_files: tuple[Path, ...] = ()  # of tcp bots: hidden from sandboxed bots
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     match: MatchSettings | None = None  # format = "match" only
+    output_cap: int | None = None  # bytes a bot may write during one decision
 
     def bot_time(self, name: str) -> TimeControl:
         """The clocks of bot `name`: its own `time` over the league's [time]."""
@@ -134,11 +135,15 @@ class LeagueConfig:
             "time": [self.time.move_ms, self.time.bank_ms, self.time.increment_ms],
             "policy": [self.policy.value, self.max_faults],
         }
+        if self.output_cap is not None:
+            data["output_cap"] = self.output_cap
         odds = {b.name: _clock(b.time) for b in self.bots if b.time is not None}
         if odds:  # left out when there are none, so older ledgers still resume
             data["bot_time"] = odds
-        if self.match is not None:
-            data["match"] = dataclasses.asdict(self.match)
+        if self.match is not None:  # max_games may grow: a resumed match goes on further
+            settings = dataclasses.asdict(self.match)
+            del settings["max_units"]
+            data["match"] = settings
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -259,7 +264,7 @@ def parse_config(
     table = _given(league.table)
     match = _match(league.format, file.match, [b.name for b in bots], data, table)
     if table is None:
-        table = len(match.field) + 1 if match is not None else min(4, len(bots))
+        table = max(2, len(match.field) + 1) if match is not None else min(4, len(bots))
     if table > len(bots):
         raise ConfigError(f"league.table: {table} seats but only {len(bots)} bots")
     try:
@@ -326,6 +331,7 @@ def parse_config(
         token_files=tuple(token_files),
         raw=data,
         match=match,
+        output_cap=None if (kb := _given(league.max_output_kb)) is None else kb * 1024,
     )
     if check_programs:
         check_sandboxes(config, hidden_places(config))
@@ -489,10 +495,12 @@ def _match(
     if new == base:
         raise ConfigError(f"match.base: {base!r} is new too; a match needs two bots")
     field = tuple(n for n in names if n not in (new, base))
-    if seats is not None and seats != len(field) + 1:
+    # The tested seat and the field's; without a field, new and base face each other.
+    need = len(field) + 1 if field else 2
+    if seats is not None and seats != need:
         raise ConfigError(
             f"league.table: {seats} seats, but a match of new, base and {len(field)} other "
-            f"bots (the field) seats {len(field) + 1}"
+            f"bots (the field) seats {need}"
         )
     sprt = table.sprt
     try:

@@ -98,6 +98,7 @@ async def play_scheduled(
             seat_times=times,
             policy=config.policy,
             max_faults=config.max_faults,
+            output_cap=config.output_cap,
             recorder=Fanout(writer, latencies),
             on_forfeit=forfeit,
             bot_seed_key=bot_seed_key,

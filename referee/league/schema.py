@@ -154,6 +154,13 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             secret=True,
         ),
     ] = UNSET
+    max_output_kb: Annotated[
+        Positive | UnsetType,
+        _meta(
+            "KiB a bot may write during one decision; more is a resource_limit fault.",
+            default="no limit",
+        ),
+    ] = UNSET
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(

@@ -49,6 +49,7 @@ from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
+    from .league.judge import Judge
 
 log = logging.getLogger(__name__)
 
@@ -425,11 +426,13 @@ async def serve_league(
     report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
+    judge: Judge | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port).
 
     `task_status` gets the address listened on, before any game starts. With a
-    `cluster`, games without a TCP seat run on its workers."""
+    `cluster`, games without a TCP seat run on its workers; a match is judged by
+    `judge` (see `run_league`)."""
     server = BotServer(config)
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(server.serve, host, port))
@@ -444,6 +447,7 @@ async def serve_league(
             report_every=report_every,
             server=server,
             cluster=cluster,
+            judge=judge,
         )
         nursery.cancel_scope.cancel()
     return standings

@@ -9,6 +9,7 @@ line carries a unique token, and no process with it may be left at the end.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,18 @@ def test_bad_input_exit_2_one_line() -> None:
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("referee: error: "), result.output
         assert words in lines[0], lines[0]
+
+
+def test_a_match_on_a_cluster_plays_its_games_on_the_workers(tmp_path: Path) -> None:
+    token = new_token()
+    out = tmp_path / "out"
+    args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
+    args += ["--max-games", "4", "--cluster", "local:1", "--out", str(out), "--json"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1, done.stderr  # 2 units cannot decide 0 against 5 Elo
+    result = json.loads(done.stdout)
+    assert result["verdict"] is None and (result["units"], result["games"]) == (2, 4)
+    with sqlite3.connect(out / "league.db") as db:
+        workers = [w for (w,) in db.execute("SELECT worker FROM placements ORDER BY idx")]
+    assert len(workers) == 4 and all(w.startswith("tcp://") for w in workers)
+    assert_none_left(token)

@@ -55,15 +55,17 @@ def league_cmd(
     report_every: int,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
-    [--cluster local:N | tcp://HOST:PORT]."""
+    [--cluster local:N | tcp://HOST:PORT].
+
+    A league of format "match" prints its test as `referee match` does and exits 0
+    only when H1 was accepted (1 otherwise, 2 for bad input)."""
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
-    from ..league.judge import Judge, Lines, final_lines
+    from ..league.judge import Judge, Lines
     from ..league.ledger import LedgerError
-    from ..league.run import print_standings, run_league
+    from ..league.run import print_outcome, run_league
     from ..outputs import OutputError
-    from ..stats import Verdict
 
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
@@ -102,12 +104,7 @@ def league_cmd(
             err=True,
         )
         sys.exit(130)
-    if judge is not None and config.match is not None:
-        lines.end()
-        for line in final_lines(judge.summary(), (config.match.new, config.match.base)):
-            click.echo(line)
-    else:
-        print_standings(console, standings, f"{config.name}: {standings.games} games")
+    status = print_outcome(console, config, standings, judge, lines)
     if used:
         stats = used[0].stats
         lost = f", {stats.lost} lost on the way" if stats.lost else ""
@@ -116,5 +113,4 @@ def league_cmd(
             f"{len(stats.workers)} workers{lost}"
         )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    # A match gates a script or a CI job: 0 only when H1 (new is better) was accepted.
-    sys.exit(1 if judge is not None and judge.verdict is not Verdict.H1 else 0)
+    sys.exit(status)

@@ -28,9 +28,10 @@ from rich.console import Console
 
 from .. import lag
 from ..outputs import ready_folder
+from ..stats import Verdict
 from .config import LeagueConfig
 from .game import play_scheduled
-from .judge import Judge, json_result
+from .judge import Judge, Lines, final_lines, json_result
 from .ledger import Ledger, Record
 from .output import head_table, natural_width, print_table, write_files
 from .pool import BotPool, TcpBots
@@ -271,6 +272,26 @@ async def _update(
         print_table(
             display.console, standings, f"{display.title}: after {done} games", explain=False
         )
+
+
+def print_outcome(
+    console: Console,
+    config: LeagueConfig,
+    standings: Standings,
+    judge: Judge | None,
+    lines: Lines | None = None,
+) -> int:
+    """What `league` and `serve` print at the end, and their exit status: a match's
+    report (0 only when H1 was accepted: a script or CI job gates on it), else the
+    standings (0)."""
+    if judge is None or config.match is None:
+        print_standings(console, standings, f"{config.name}: {standings.games} games")
+        return 0
+    if lines is not None:
+        lines.end()
+    for line in final_lines(judge.summary(), (config.match.new, config.match.base)):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return 0 if judge.verdict is Verdict.H1 else 1
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:

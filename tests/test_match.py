@@ -128,12 +128,13 @@ def test_a_match_on_a_cluster_plays_its_games_on_the_workers(tmp_path: Path) -> 
     token = new_token()
     out = tmp_path / "out"
     args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
-    args += ["--max-games", "4", "--cluster", "local:1", "--out", str(out), "--json"]
+    args += ["--sprt", "elo0=-100,elo1=100", "--cluster", "local:1", "--out", str(out), "--json"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 1, done.stderr  # 2 units cannot decide 0 against 5 Elo
+    assert done.returncode == 0, done.stderr  # no --max-games: until the test decides
     result = json.loads(done.stdout)
-    assert result["verdict"] is None and (result["units"], result["games"]) == (2, 4)
+    assert result["verdict"] == "H1" and result["games"] == 2 * result["units"]
     with sqlite3.connect(out / "league.db") as db:
         workers = [w for (w,) in db.execute("SELECT worker FROM placements ORDER BY idx")]
-    assert len(workers) == 4 and all(w.startswith("tcp://") for w in workers)
+    # Every game was played on the worker; some may have ended after the deciding unit.
+    assert len(workers) >= result["games"] and all(w.startswith("tcp://") for w in workers)
     assert_none_left(token)

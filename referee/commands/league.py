@@ -76,7 +76,7 @@ def league_cmd(
     judge = None
     lines = Lines()
     if config.match is not None:
-        judge = Judge(config, lines)
+        judge = Judge(config, None if quiet else lines)
 
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:

@@ -75,10 +75,8 @@ async def run_league(
         from .remote import league_blob
 
         blob = league_blob(config)
-        # Which bots sit together does not depend on the deal key, which is not read yet;
-        # a match seats its bots in 2 * table ways, over and over.
-        seated = list(itertools.islice(games(config, deal_key=bytes(32)), 2 * config.table))
-        remote_games = [g for g in seated if not _has_tcp(config, g)]
+        # Which bots sit together does not depend on the deal key, which is not read yet.
+        remote_games = [g for g in _seatings(config, bytes(32)) if not _has_tcp(config, g)]
         await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
     out = config.out
     logs = out / "logs"
@@ -101,11 +99,17 @@ async def run_league(
             await trio.to_thread.run_sync(judge.replay, ledger.records())
         total = _total(config)
 
+        # Here or on the cluster: a side that gets no game must not look for one in a
+        # match's schedule, which has no end.
+        sides = {cluster is None or _has_tcp(config, g) for g in _seatings(config, deal_key)}
+
         def todo(here: bool) -> Iterator[Scheduled]:
             """The games not recorded yet, in schedule order, made as they are taken: those
             played here (`here`) or on the cluster."""
             if judge is not None and judge.verdict is not None:
                 return iter(())  # a resumed match already decided
+            if here not in sides:
+                return iter(())
             return (
                 g
                 for g in games(config, deal_key)
@@ -179,6 +183,14 @@ async def run_league(
         return standings
     finally:
         ledger.close()
+
+
+def _seatings(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
+    """Games with every seating of the league: all of them, or a match's first 2 * table
+    (its seatings repeat with that period)."""
+    if config.match is None:
+        return schedule(config, deal_key)
+    return list(itertools.islice(games(config, deal_key), 2 * config.table))
 
 
 def _total(config: LeagueConfig) -> int | None:

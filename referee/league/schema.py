@@ -103,7 +103,7 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
         Seats | UnsetType,
         _meta(
             "Seats at each game, which is the rules' number of players.",
-            default="4, or the number of bots if fewer",
+            default="4, or the number of bots if fewer; in a match, the field's bots + 1",
         ),
     ] = UNSET
     deals: Annotated[Positive, _meta("Deals each table plays.")] = 1

@@ -229,6 +229,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
                 quiet=True,
                 cluster=dask,
                 judge=judge,
+                files=setup.out is not None,  # not in a temporary folder
             )
 
     try:

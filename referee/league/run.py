@@ -58,6 +58,7 @@ async def run_league(
     server: TcpBots | None = None,
     cluster: Cluster | None = None,
     judge: Judge | None = None,
+    files: bool = True,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -66,7 +67,8 @@ async def run_league(
     `jobs` is the number of games with a TCP seat played here at once. A match
     is judged by `judge` (a silent one if none is given): it is fed the ledger
     first, and the run ends as soon as it decides; its standings count only the
-    units the test counted, and carry its summary."""
+    units the test counted, and carry its summary. The standings files are written
+    in the output folder unless `files` is false (a folder removed at the end)."""
     if config.match is not None and judge is None:
         judge = Judge(config)
     lag.ensure_running()  # the games' clocks leave out this loop's own stalls
@@ -179,7 +181,8 @@ async def run_league(
             match = config.match
             standings.match = {"new": match.new, "base": match.base}
             standings.match.update(json_result(judge.summary()))
-        write_files(standings, out, f"{config.name}: standings")
+        if files:
+            write_files(standings, out, f"{config.name}: standings")
         return standings
     finally:
         ledger.close()

@@ -160,3 +160,28 @@ def test_a_bad_match_table_is_named(tmp_path: Path) -> None:
         [REFEREE, "league", str(path)], env=ENV, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and done.stderr.startswith("referee: error: match: only for")
+
+
+def test_a_tcp_bot_that_would_see_a_deal_twice_is_refused_unless_accepted(tmp_path: Path) -> None:
+    tcp = {"transport": "tcp", "token": "t0ken-0123456789"}
+    greedy, random = sample("greedy", "greedy_bot.py", "x"), sample("random", "random_bot.py", "x")
+    cases = [
+        # new over tcp facing base: it plays both games of each unit
+        ([{**tcp, "name": "greedy"}, random], 2, True),
+        # a tcp bot of the field sits in both games
+        ([greedy, random, {**tcp, "name": "remote"}, first("f0", "x")], 3, True),
+        # new over tcp with a field: only in its own game of each unit
+        ([{**tcp, "name": "greedy"}, random, first("f0", "x")], 2, False),
+    ]
+    for i, (bots, table, refused) in enumerate(cases):
+        path = write_league(tmp_path / str(i), bots, table=table, format="match")
+        text = '[match]\nnew = "greedy"\nbase = "random"\n\n[rules]'
+        path.write_text(path.read_text().replace("[rules]", text, 1))
+        if refused:
+            with pytest.raises(ConfigError, match=r"match: tcp bot .* both games of each unit"):
+                load_config(path, check_programs=False)
+            text = path.read_text().replace(
+                "[league]", "[league]\naccept_tcp_duplicate_risk = true"
+            )
+            path.write_text(text)
+        assert load_config(path, check_programs=False).match is not None

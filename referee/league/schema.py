@@ -164,8 +164,9 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(
-            "Allow tcp bots in a duplicate league: one program plays every rotation of a "
-            "deal and could remember the hands."
+            "Allow tcp bots in a duplicate league (one program plays every rotation of a "
+            "deal and could remember the hands), or in a match where one plays both games "
+            "of a unit."
         ),
     ] = False
 

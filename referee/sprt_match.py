@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,8 @@ def league_data(setup: MatchSetup) -> dict[str, Any]:
     each with a name of its own), their commands run in this folder."""
     p = setup.pairing
     specs = [p.new, p.base, *p.field]
-    names = unique_names(specs)
+    # A league's names have no spaces or slashes (a program's file name may).
+    names = unique_names([replace(s, name=re.sub(r"[\s/\\]+", "_", s.name)) for s in specs])
     own = [setup.time_new, setup.time_base]
     bots: list[dict[str, Any]] = []
     for i, (spec, name) in enumerate(zip(specs, names, strict=True)):

@@ -49,6 +49,7 @@ from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
+    from .league.judge import Judge
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +131,9 @@ def _newer(n: int, where: str) -> str:
 class BotServer:
     """Accepts TCP bots of one league and hands them to the pool."""
 
-    def __init__(self, config: LeagueConfig, hello: m.Hello) -> None:
+    def __init__(self, config: LeagueConfig) -> None:
         self.config = config
         self.limits: ServerLimits = config.server
-        self.hello = hello
         self.slots = {
             b.name: _Slot(token=b.token.encode()) for b in config.bots if b.tcp and b.token
         }
@@ -237,7 +237,8 @@ class BotServer:
         conn.allow_lines_of(self.limits.max_line)
         slot.connected = session  # reserved while the handshake runs
         try:
-            await handshake(conn, self.hello, self.config.time.startup_ms / 1000)
+            hello = league_hello(self.config, login.name)  # its own clocks, if it has them
+            await handshake(conn, hello, hello.time.startup_ms / 1000)
         except StartupError as exc:
             log.info("%s from %s: %s", login.name, peer, exc)
             self._forget(session)
@@ -425,12 +426,14 @@ async def serve_league(
     report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
+    judge: Judge | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port).
 
     `task_status` gets the address listened on, before any game starts. With a
-    `cluster`, games without a TCP seat run on its workers."""
-    server = BotServer(config, league_hello(config))
+    `cluster`, games without a TCP seat run on its workers; a match is judged by
+    `judge` (see `run_league`)."""
+    server = BotServer(config)
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(server.serve, host, port))
         sockname = listeners[0].socket.getsockname()
@@ -444,6 +447,7 @@ async def serve_league(
             report_every=report_every,
             server=server,
             cluster=cluster,
+            judge=judge,
         )
         nursery.cancel_scope.cancel()
     return standings

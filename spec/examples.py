@@ -56,7 +56,7 @@ from referee.faults import Policy  # noqa: E402
 from referee.gamelog import AnyLine  # noqa: E402
 from referee.league.config import parse_config  # noqa: E402
 from referee.league.game import play_scheduled  # noqa: E402
-from referee.league.pool import BotPool, league_hello  # noqa: E402
+from referee.league.pool import BotPool  # noqa: E402
 from referee.league.schedule import schedule  # noqa: E402
 from referee.process import BotSpec  # noqa: E402
 from referee.rules import Rules, preset  # noqa: E402
@@ -334,7 +334,7 @@ async def tcp(workdir: Path) -> dict[str, list[Line]]:
         ],
     }
     config = parse_config(data, workdir / "tcp.toml", out=workdir / "tcp")
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     connections: list[list[Line]] = []
     logged_in = trio.Event()
     server.on_login = lambda name: logged_in.set()

@@ -9,6 +9,7 @@ line carries a unique token, and no process with it may be left at the end.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from referee.cli import main
 from referee.gamelog import read_log
 from referee.league.schedule import deal_seed
 from tests._procs import assert_none_left, new_token
+from tests.league.test_run import secrets_of
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +31,12 @@ TINY = ["--set", "max_pip=6", "--set", "rounds=single"]
 
 def bot(name: str, token: str) -> str:
     return f"{name}={PY} {SAMPLES / f'{name}_bot.py'} {token}"
+
+
+def game_log(out: Path, unit: int, which: str) -> Path:
+    """The log of unit `unit`'s (from 1) game with NEW or BASE in the tested seat: the
+    match is a league, whose games are numbered in schedule order, NEW's game first."""
+    return out / "logs" / f"g{2 * unit - (which == 'new'):05d}.jsonl.gz"
 
 
 def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
@@ -52,8 +60,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     # A unit's two games: one deal, one bot-seed key, NEW and BASE swapped in the
     # tested seat, which moves round the table from unit to unit.
     for unit in (1, 2):
-        a = read_log(out / f"u{unit:05d}-new.jsonl.gz").header
-        b = read_log(out / f"u{unit:05d}-base.jsonl.gz").header
+        a = read_log(game_log(out, unit, "new")).header
+        b = read_log(game_log(out, unit, "base")).header
         assert a.seed == b.seed and a.bot_seed_key == b.bot_seed_key
         tested = (unit - 1) % 2
         assert a.bots[tested].name == "greedy" and b.bots[tested].name == "random"
@@ -64,8 +72,8 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
             clock = log.bots[seat].time
             assert clock is not None and (clock.move_ms, clock.bank_ms) == odds
             assert log.bots[1 - seat].time is None and log.time.move_ms == 1000
-    seed = read_log(out / "u00001-new.jsonl.gz").header.seed
-    assert seed != read_log(out / "u00002-new.jsonl.gz").header.seed
+    seed = read_log(game_log(out, 1, "new")).header.seed
+    assert seed != read_log(game_log(out, 2, "new")).header.seed
     assert_none_left(token)
 
     # A decided match resumed: the same result at once, no game played.
@@ -85,12 +93,12 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     assert done.stdout.rstrip().endswith("- no decision (--max-games ran out)")
     # --resume goes on from the next unit with the saved deal key: unit 2's deal is
     # the one the match would have dealt without the stop.
-    deal_key = bytes.fromhex(json.loads((out2 / "match.json").read_text())["deal_key"])
+    deal_key = secrets_of(out2)[1]
     more = [*short, "--max-games", "4", "--resume"]
     done = subprocess.run(more, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0].startswith("units 2 games 4 pairs W/D/L ")
-    assert read_log(out2 / "u00002-new.jsonl.gz").header.seed == deal_seed(deal_key, 0, 1, 0)
+    assert read_log(game_log(out2, 2, "new")).header.seed == deal_seed(deal_key, 0, 1, 0)
     assert_none_left(token)
 
 
@@ -114,3 +122,19 @@ def test_bad_input_exit_2_one_line() -> None:
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("referee: error: "), result.output
         assert words in lines[0], lines[0]
+
+
+def test_a_match_on_a_cluster_plays_its_games_on_the_workers(tmp_path: Path) -> None:
+    token = new_token()
+    out = tmp_path / "out"
+    args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
+    args += ["--sprt", "elo0=-100,elo1=100", "--cluster", "local:1", "--out", str(out), "--json"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr  # no --max-games: until the test decides
+    result = json.loads(done.stdout)
+    assert result["verdict"] == "H1" and result["games"] == 2 * result["units"]
+    with sqlite3.connect(out / "league.db") as db:
+        workers = [w for (w,) in db.execute("SELECT worker FROM placements ORDER BY idx")]
+    # Every game was played on the worker; some may have ended after the deciding unit.
+    assert len(workers) >= result["games"] and all(w.startswith("tcp://") for w in workers)
+    assert_none_left(token)

@@ -55,12 +55,16 @@ def league_cmd(
     report_every: int,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
-    [--cluster local:N | tcp://HOST:PORT]."""
+    [--cluster local:N | tcp://HOST:PORT].
+
+    A league of format "match" prints its test as `referee match` does and exits 0
+    only when H1 was accepted (1 otherwise, 2 for bad input)."""
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
+    from ..league.judge import Judge, Lines
     from ..league.ledger import LedgerError
-    from ..league.run import print_standings, run_league
+    from ..league.run import print_outcome, run_league
     from ..outputs import OutputError
 
     config = load_league(config_file, out, sandbox, cluster)
@@ -69,6 +73,10 @@ def league_cmd(
     resume_cmd = resume_command(config.out)
 
     used: list[Cluster] = []
+    judge = None
+    lines = Lines()
+    if config.match is not None:
+        judge = Judge(config, None if quiet else lines)
 
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:
@@ -82,6 +90,7 @@ def league_cmd(
                 quiet=quiet,
                 report_every=report_every,
                 cluster=dask,
+                judge=judge,
             )
 
     try:
@@ -95,7 +104,7 @@ def league_cmd(
             err=True,
         )
         sys.exit(130)
-    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    status = print_outcome(console, config, standings, judge, lines)
     if used:
         stats = used[0].stats
         lost = f", {stats.lost} lost on the way" if stats.lost else ""
@@ -104,4 +113,4 @@ def league_cmd(
             f"{len(stats.workers)} workers{lost}"
         )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    sys.exit(0)
+    sys.exit(status)

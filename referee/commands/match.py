@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .common import AUTHOR_SANDBOX, env_option, fail, parse_env, parse_sets, sandbox_option
+from .league_options import cluster_option
 from .play import game_options, time_options
 
 
@@ -50,14 +51,16 @@ from .play import game_options, time_options
     "--out",
     metavar="DIRECTORY",
     default=None,
-    help="Keep every game's log and the bots' stderr here (default: not kept).",
+    help="Keep the match here: league.db (its ledger), every game's log in logs/, the "
+    "bots' stderr in stderr/, the standings (default: not kept).",
 )
 @click.option(
     "--resume",
     is_flag=True,
-    help="Go on with the match saved in --out (same bots and options): its deals, seeds "
+    help="Go on with the match in --out (same bots and options): its deals, seeds "
     "and test continue exactly.",
 )
+@cluster_option
 @click.option(
     "--luck",
     is_flag=True,
@@ -86,6 +89,7 @@ def match_cmd(
     jobs: int,
     out: str | None,
     resume: bool,
+    cluster: str | None,
     luck: bool,
     tc_new: str | None,
     tc_base: str | None,
@@ -109,6 +113,7 @@ def match_cmd(
     Each unit is one secret deal played twice, NEW in the tested seat and then
     BASE, the field and every bot's own seed unchanged; the tested seat rotates.
     Exit status 0 when H1 (NEW is better by elo1) was accepted, 1 otherwise.
+    The match runs as a league of format "match" (its pool, ledger and cluster).
     """
     from typing import Any
 
@@ -122,7 +127,7 @@ def match_cmd(
     from ..stats import StatsError
 
     try:
-        sprt = parse_sprt(sprt_text, fit_luck=luck)
+        sprt = parse_sprt(sprt_text)
     except StatsError as exc:
         fail(f"--sprt {sprt_text!r}: {exc}")
     time = time_control((startup_ms, move_ms, bank_ms, increment_ms, grace_ms))
@@ -150,7 +155,8 @@ def match_cmd(
             policy=Policy(policy),
             max_faults=max_faults,
             output_cap=max_output_kb * 1024 if max_output_kb else None,
-            max_units=None if max_games is None else max_games // 2,
+            sprt=sprt,
+            max_games=max_games,
             jobs=jobs,
             out=None if out is None else Path(out),
             as_json=as_json,
@@ -158,6 +164,6 @@ def match_cmd(
             resume=resume,
             time_new=clocks[0],
             time_base=clocks[1],
-        ),
-        sprt,
+            cluster=cluster,
+        )
     )

@@ -56,8 +56,9 @@ def serve_cmd(
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
+    from ..league.judge import Judge, Lines
     from ..league.ledger import LedgerError
-    from ..league.run import print_standings
+    from ..league.run import print_outcome
     from ..outputs import OutputError
     from ..server import serve_league
 
@@ -65,6 +66,8 @@ def serve_cmd(
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
+    lines = Lines()
+    judge = Judge(config, lines) if config.match is not None else None
 
     async def run() -> Standings:
         result: list[Standings] = []
@@ -83,6 +86,7 @@ def serve_cmd(
                         report_every=report_every,
                         task_status=task_status,
                         cluster=dask,
+                        judge=judge,
                     )
                 )
 
@@ -105,6 +109,6 @@ def serve_cmd(
             err=True,
         )
         sys.exit(130)
-    print_standings(console, standings, f"{config.name}: {standings.games} games")
+    status = print_outcome(console, config, standings, judge, lines)
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    sys.exit(0)
+    sys.exit(status)

@@ -26,7 +26,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,7 +214,7 @@ class Cluster:
         would otherwise spend on coordination. A lost worker costs its batch."""
         token = trio.lowlevel.current_trio_token()
         send, receive = trio.open_memory_channel[Any](math.inf)
-        pending = collections.deque(games)
+        pending = _Ahead(iter(games))
         outstanding: dict[Any, list[Scheduled]] = {}
         threads = self.threads()
         window = max(4, 2 * threads)
@@ -230,16 +230,19 @@ class Cluster:
             per_game = max(self.stats.play_s / self.stats.games, 1e-3)
             size = min(MAX_GAMES_PER_TASK, max(1, round(TASK_TARGET_S / per_game)))
             # Near the end, smaller batches keep every worker busy to the last game.
-            return max(1, min(size, len(pending) // max(1, threads)))
+            left = pending.fill(size * max(1, threads))
+            return max(1, min(size, left // max(1, threads)))
 
         def submit() -> bool:
-            if not pending:
+            if not pending.fill(1):
                 return False
-            batch = [pending.popleft()]
+            batch = [pending.take()]
             need = needs(config, batch[0].seats)
             size = batch_size()
-            while pending and len(batch) < size and needs(config, pending[0].seats) == need:
-                batch.append(pending.popleft())
+            while (
+                len(batch) < size and pending.fill(1) and needs(config, pending.first.seats) == need
+            ):
+                batch.append(pending.take())
             future = self.client.submit(
                 run_jobs,
                 [encode_job(blob, game, key) for game in batch],
@@ -342,6 +345,33 @@ class Cluster:
         if type(exc).__name__ == "WorkerSetupError":
             raise ClusterError(f"{exc}; the league stopped, --resume plays the rest")
         raise ClusterError(f"games {games} failed on the cluster: {type(exc).__name__}: {exc}")
+
+
+class _Ahead:
+    """The games still to submit, made from their iterator only as far as they are
+    looked at: a match's schedule has no end."""
+
+    def __init__(self, source: Iterator[Scheduled]) -> None:
+        self.source = source
+        self.buffer: collections.deque[Scheduled] = collections.deque()
+
+    def fill(self, n: int) -> int:
+        """Make up to `n` games ready; how many are (fewer only at the end)."""
+        while len(self.buffer) < n:
+            game = next(self.source, None)
+            if game is None:
+                break
+            self.buffer.append(game)
+        return len(self.buffer)
+
+    @property
+    def first(self) -> Scheduled:
+        """The next game (after a `fill` that found one)."""
+        return self.buffer[0]
+
+    def take(self) -> Scheduled:
+        """The next game, taken (after a `fill` that found one)."""
+        return self.buffer.popleft()
 
 
 def _offers(offered: list[dict[str, float]], need: dict[str, float]) -> bool:

@@ -9,6 +9,7 @@ bot's token, a folder that must exist) is checked here after.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -28,9 +29,9 @@ from ..faults import Policy
 from ..process import BotSpec, Limits, env_name, findable
 from ..rules import Rules, RulesError, preset
 from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
-from .schema import BotTable, LeagueFile, ServerLimits, explain, printable
+from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain, printable
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "match")
 _TOKEN_KEYS = ("token", "token_env", "token_file")
 
 
@@ -54,6 +55,7 @@ class BotEntry:
     token: str | None = field(default=None, repr=False)  # tcp only; never printed
     # What a worker of a cluster must offer to run this bot (Dask worker resources).
     resources: dict[str, float] = field(default_factory=dict, compare=False)
+    time: TimeControl | None = None  # its own clocks (time odds); None: the league's [time]
 
     @property
     def tcp(self) -> bool:
@@ -64,6 +66,21 @@ class BotEntry:
     def name(self) -> str:
         """The bot's unique name."""
         return self.spec.name
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """[match] of a format = "match" league, checked: NEW against BASE, the rest the field."""
+
+    new: str
+    base: str
+    field: tuple[str, ...]  # the other bots, in file order, by the untested seats
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_units: int | None = None  # None: until the test decides
+    luck: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,13 @@ class LeagueConfig:
     sandbox_note: str | None = None  # why "auto" runs bots without a sandbox here
     token_files: tuple[Path, ...] = ()  # of tcp bots: hidden from sandboxed bots
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    match: MatchSettings | None = None  # format = "match" only
+    output_cap: int | None = None  # bytes a bot may write during one decision
+
+    def bot_time(self, name: str) -> TimeControl:
+        """The clocks of bot `name`: its own `time` over the league's [time]."""
+        own = next((b.time for b in self.bots if b.name == name), None)
+        return own or self.time
 
     def fingerprint(self) -> str:
         """A hash of everything that decides the schedule and the games, for --resume."""
@@ -111,6 +135,15 @@ class LeagueConfig:
             "time": [self.time.move_ms, self.time.bank_ms, self.time.increment_ms],
             "policy": [self.policy.value, self.max_faults],
         }
+        if self.output_cap is not None:
+            data["output_cap"] = self.output_cap
+        odds = {b.name: _clock(b.time) for b in self.bots if b.time is not None}
+        if odds:  # left out when there are none, so older ledgers still resume
+            data["bot_time"] = odds
+        if self.match is not None:  # max_games may grow: a resumed match goes on further
+            settings = dataclasses.asdict(self.match)
+            del settings["max_units"]
+            data["match"] = settings
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -163,6 +196,7 @@ def parse_config(
         raise ConfigError(f"cluster.bot_root: {bot_root!r} must be an absolute path")
     base = base if base is not None else path.resolve().parent
 
+    time = TimeControl(**msgspec.structs.asdict(file.time))
     if len(file.bot) < 2:
         raise ConfigError(f"bot: a league needs at least 2 bots, {len(file.bot)} given")
     bots: list[BotEntry] = []
@@ -177,7 +211,8 @@ def parse_config(
         seen.add(name)
         given = set(data["bot"][i])  # the keys the file gives, defaults or not
         if raw.transport == "tcp":
-            bots.append(_tcp_bot(raw, given, key, base, tokens))
+            tcp_bot = _tcp_bot(raw, given, key, base, tokens)
+            bots.append(dataclasses.replace(tcp_bot, time=bot_clock(raw, time)))
             if isinstance(raw.token_file, str):
                 token_files.append(base / raw.token_file)
             continue
@@ -214,14 +249,22 @@ def parse_config(
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
             )
-        bots.append(BotEntry(spec=spec, restart=raw.restart, resources=dict(raw.resources)))
+        bots.append(
+            BotEntry(
+                spec=spec,
+                restart=raw.restart,
+                resources=dict(raw.resources),
+                time=bot_clock(raw, time),
+            )
+        )
 
     options = msgspec.structs.asdict(file.rules)
     preset_name: str = options.pop("preset")
     overrides = {k: v for k, v in options.items() if v is not UNSET}
     table = _given(league.table)
+    match = _match(league.format, file.match, [b.name for b in bots], data, table)
     if table is None:
-        table = min(4, len(bots))
+        table = max(2, len(match.field) + 1) if match is not None else min(4, len(bots))
     if table > len(bots):
         raise ConfigError(f"league.table: {table} seats but only {len(bots)} bots")
     try:
@@ -248,12 +291,21 @@ def parse_config(
             )
     elif challengers:
         raise ConfigError('league.challengers: only for format = "gauntlet"')
-    time = TimeControl(**msgspec.structs.asdict(file.time))
     name = _given(league.name) or path.stem
     bot_seed_key = _hex_key(league.bot_seed_key, "bot_seed_key", 0)
     deal_key = _hex_key(league.deal_key, "deal_key", DEAL_KEY_MIN_HEX)
     tcp_names = [b.name for b in bots if b.tcp]
-    if league.duplicate and tcp_names and not league.accept_tcp_duplicate_risk:
+    if match is not None:
+        # Both games of a unit deal the same hands: a tcp bot that sits in both (a field
+        # bot, or new and base facing each other) would see the deal twice.
+        twice = [n for n in tcp_names if not match.field or n in match.field]
+        if twice and not league.accept_tcp_duplicate_risk:
+            raise ConfigError(
+                f"match: tcp bot {twice[0]!r} would play both games of each unit's deal in "
+                "one program the referee cannot restart, and could remember the hands; "
+                "set accept_tcp_duplicate_risk = true in [league] to allow it"
+            )
+    elif league.duplicate and tcp_names and not league.accept_tcp_duplicate_risk:
         # A process the referee starts is never given a deal twice (see league.pool); a
         # tcp bot is one program that plays every rotation of a deal and may remember it.
         raise ConfigError(
@@ -288,6 +340,8 @@ def parse_config(
         sandbox_note=sandbox_note,
         token_files=tuple(token_files),
         raw=data,
+        match=match,
+        output_cap=None if (kb := _given(league.max_output_kb)) is None else kb * 1024,
     )
     if check_programs:
         check_sandboxes(config, hidden_places(config))
@@ -414,4 +468,64 @@ def default_jobs() -> int:
     """Games at once by default: the number of cores."""
     return max(
         1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+
+
+def _clock(t: TimeControl) -> list[int]:
+    return [t.startup_ms, t.move_ms, t.bank_ms, t.increment_ms, t.grace_ms]
+
+
+def bot_clock(raw: BotTable, time: TimeControl) -> TimeControl | None:
+    """A bot's own clocks: its `time` table over the league's `time`; None without one."""
+    if isinstance(raw.time, UnsetType):
+        return None
+    own = {k: v for k, v in msgspec.structs.asdict(raw.time).items() if v is not UNSET}
+    return msgspec.structs.replace(time, **own)
+
+
+def _match(
+    fmt: str, table: MatchTable, names: list[str], data: dict[str, Any], seats: int | None
+) -> MatchSettings | None:
+    """[match], checked against the bots and the table size; None for other formats."""
+    if fmt != "match":
+        if "match" in data:
+            raise ConfigError('match: only for format = "match" in [league]')
+        return None
+    from ..stats import Sprt, StatsError
+
+    chosen: list[str] = []
+    for key in ("new", "base"):
+        name = _given(getattr(table, key))
+        if name is None:
+            raise ConfigError(f'match.{key}: missing; format = "match" needs new and base')
+        if name not in names:
+            raise ConfigError(f"match.{key}: {name!r} is not a bot of this league")
+        chosen.append(name)
+    new, base = chosen
+    if new == base:
+        raise ConfigError(f"match.base: {base!r} is new too; a match needs two bots")
+    field = tuple(n for n in names if n not in (new, base))
+    # The tested seat and the field's; without a field, new and base face each other.
+    need = len(field) + 1 if field else 2
+    if seats is not None and seats != need:
+        raise ConfigError(
+            f"league.table: {seats} seats, but a match of new, base and {len(field)} other "
+            f"bots (the field) seats {need}"
+        )
+    sprt = table.sprt
+    try:
+        Sprt(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
+    except StatsError as exc:
+        raise ConfigError(f"match.sprt: {exc}") from None
+    max_games = _given(table.max_games)
+    return MatchSettings(
+        new=new,
+        base=base,
+        field=field,
+        elo0=sprt.elo0,
+        elo1=sprt.elo1,
+        alpha=sprt.alpha,
+        beta=sprt.beta,
+        max_units=None if max_games is None else max_games // 2,
+        luck=table.luck,
     )

@@ -61,11 +61,17 @@ async def play_scheduled(
             early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
         else:
             seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
+    times = [config.bot_time(b.name) for b in bots]  # time odds: a bot's own clocks
     header = make_header(
         game=game.game_id,
         rules=config.rules,
         seed=game.seed,
-        bots=[LogBot(seat=i, name=b.name, command=b.spec.command) for i, b in enumerate(bots)],
+        bots=[
+            LogBot(
+                seat=i, name=b.name, command=b.spec.command, time=t if t != config.time else None
+            )
+            for i, (b, t) in enumerate(zip(bots, times, strict=True))
+        ],
         time=config.time,
         policy=config.policy.value,
         max_faults=config.max_faults,
@@ -89,8 +95,10 @@ async def play_scheduled(
             game.seed,
             game_id=game.game_id,
             time=config.time,
+            seat_times=times,
             policy=config.policy,
             max_faults=config.max_faults,
+            output_cap=config.output_cap,
             recorder=Fanout(writer, latencies),
             on_forfeit=forfeit,
             bot_seed_key=bot_seed_key,

@@ -274,6 +274,10 @@ def head_table(standings: Standings) -> Table:
 def markdown(standings: Standings, title: str) -> str:
     """The standings, their legend and head to head as Markdown."""
     lines = [f"# {title}", "", f"{standings.games} games.", ""]
+    if standings.match is not None:
+        from .judge import match_lines
+
+        lines += ["## Match", "", *(f"    {line}" for line in match_lines(standings.match)), ""]
     if standings.sandbox is not None:
         said = standings.sandbox.line()
         lines += [said[:1].upper() + said[1:] + ".", ""]

@@ -63,13 +63,13 @@ class TcpBots(Protocol):
         """Say `bye` to every session still open (when the league ends)."""
 
 
-def league_hello(config: LeagueConfig) -> m.Hello:
-    """The `hello` every bot of the league gets."""
+def league_hello(config: LeagueConfig, name: str) -> m.Hello:
+    """The `hello` bot `name` of the league gets: its own clocks, if it has them."""
     return m.Hello(
         referee=f"mexican-train-referee {__version__}",
         players=config.table,
         rules=rules_info(config.rules),
-        time=config.time,
+        time=config.bot_time(name),
     )
 
 
@@ -97,7 +97,6 @@ class BotPool:
         self.started = 0
         self.closed = False  # after close(): nothing is started or kept any more
         self._nonce = 0
-        self._hello = league_hello(config)
 
     async def _answers(self, bot: Bot, name: str) -> bool:
         """Whether a bot kept from an earlier game answers a ping, so it may be reused."""
@@ -134,7 +133,8 @@ class BotPool:
         names = [b.name for b in bots]
         failed: dict[str, float] = {}
         while True:
-            taken = await self.server.take_all(names, self.config.time.startup_ms / 1000, failed)
+            wait_s = max(self.config.bot_time(n).startup_ms for n in names) / 1000
+            taken = await self.server.take_all(names, wait_s, failed)
             sessions = {n: s for n, s in taken.items() if isinstance(s, TcpSession)}
             answered = await self._all_answer(sessions)
             if all(answered.values()):
@@ -187,7 +187,8 @@ class BotPool:
         self.nursery.start_soon(proc.connection.writer)
         self.nursery.start_soon(proc.watch)
         try:
-            await handshake(proc.connection, self._hello, self.config.time.startup_ms / 1000)
+            hello = league_hello(self.config, bot.name)
+            await handshake(proc.connection, hello, hello.time.startup_ms / 1000)
         except StartupError as exc:
             note = await proc.exit_note()
             await self._end(proc)

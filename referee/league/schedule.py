@@ -13,6 +13,10 @@ by `deal_key`), so that no bot can work the deal back from its hand by trying
 the referee's own functions on small public numbers. Tables do not share deals:
 a bot that sits at two tables would otherwise see one deal twice, and know in
 the second game what another seat held in the first.
+
+A match (format = "match") has no end fixed in advance: its schedule is a
+stream of units, each one deal played twice, first with NEW in the tested seat
+and then with BASE there, the field in the same seats (`match_games`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..match import SEED_BITS
@@ -34,7 +39,7 @@ class Scheduled:
     unit: int  # the duplicate unit: one table and one deal
     table: int  # which combination of bots
     deal: int
-    rotation: int
+    rotation: int  # in a match: 0 for NEW's game of the unit, 1 for BASE's
     seed: int
     seats: tuple[str, ...]  # bot names by seat
 
@@ -65,7 +70,13 @@ def tables(config: LeagueConfig) -> list[tuple[str, ...]]:
 
 
 def schedule(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
-    """Every game of the league in schedule order, its deals drawn from `deal_key`."""
+    """Every game of the league in schedule order, its deals drawn from `deal_key`.
+
+    A match without `max_games` has no last game: see `games`."""
+    if config.match is not None:
+        if config.match.max_units is None:
+            raise ValueError("a match without max_games has no whole schedule")
+        return list(match_games(config, deal_key))
     combos = tables(config)
     rotations = config.table if config.duplicate else 1
     games: list[Scheduled] = []
@@ -86,3 +97,36 @@ def schedule(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
                     )
                 )
     return games
+
+
+def games(config: LeagueConfig, deal_key: bytes) -> Iterator[Scheduled]:
+    """Every game of the league in schedule order, one at a time (a match may not end)."""
+    if config.match is not None:
+        return match_games(config, deal_key)
+    return iter(schedule(config, deal_key))
+
+
+def match_games(config: LeagueConfig, deal_key: bytes, start: int = 0) -> Iterator[Scheduled]:
+    """A match's games from unit `start` on: in unit u, deal u is played by NEW and then
+    by BASE in seat u mod table; the field keeps the other seats in file order (with no
+    field, the other seat holds the other bot: the chess game pair). The bots' own seeds
+    come from the deal seed and the seat, so they are the same in both games."""
+    match = config.match
+    assert match is not None
+    unit = start
+    while match.max_units is None or unit < match.max_units:
+        seed = deal_seed(deal_key, config.seed, unit, 0)
+        tested = unit % config.table
+        for which, (me, other) in enumerate(((match.new, match.base), (match.base, match.new))):
+            others = iter(match.field or (other,))
+            seats = tuple(me if s == tested else next(others) for s in range(config.table))
+            yield Scheduled(
+                index=2 * unit + which,
+                unit=unit,
+                table=0,
+                deal=unit,
+                rotation=which,
+                seed=seed,
+                seats=seats,
+            )
+        unit += 1

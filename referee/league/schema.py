@@ -70,6 +70,9 @@ def _toml(value: Any) -> str:
         return "[]" if not value else "an array"
     if isinstance(value, dict):
         return "{}" if not value else "a table"
+    if isinstance(value, msgspec.Struct):  # an inline table of defaults
+        items = msgspec.structs.asdict(value).items()
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in items) + " }"
     return type(value).__name__
 
 
@@ -88,17 +91,19 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
         _meta("The league's name, in titles and the output folder.", default="the file's name"),
     ] = UNSET
     format: Annotated[
-        Literal["round-robin", "gauntlet"],
+        Literal["round-robin", "gauntlet", "match"],
         _meta(
             "round-robin: every combination of `table` bots plays; gauntlet: each "
-            "challenger plays every combination of the other bots (the field)."
+            "challenger plays every combination of the other bots (the field); match: "
+            "[match] new against base, paired duplicate deals until a sequential test "
+            "decides (the other bots are the field)."
         ),
     ] = "round-robin"
     table: Annotated[
         Seats | UnsetType,
         _meta(
             "Seats at each game, which is the rules' number of players.",
-            default="4, or the number of bots if fewer",
+            default="4, or the number of bots if fewer; in a match, the field's bots + 1",
         ),
     ] = UNSET
     deals: Annotated[Positive, _meta("Deals each table plays.")] = 1
@@ -149,11 +154,19 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             secret=True,
         ),
     ] = UNSET
+    max_output_kb: Annotated[
+        Positive | UnsetType,
+        _meta(
+            "KiB a bot may write during one decision; more is a resource_limit fault.",
+            default="no limit",
+        ),
+    ] = UNSET
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(
-            "Allow tcp bots in a duplicate league: one program plays every rotation of a "
-            "deal and could remember the hands."
+            "Allow tcp bots in a duplicate league (one program plays every rotation of a "
+            "deal and could remember the hands), or in a match where one plays both games "
+            "of a unit."
         ),
     ] = False
 
@@ -219,6 +232,24 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
         dict[str, Amount],
         _meta("What a cluster worker must offer to play its games, e.g. { GPU = 1 }."),
     ] = {}
+    time: Annotated[
+        BotTimeTable | UnsetType,
+        _meta(
+            "Its own clocks (time odds), e.g. { move_ms = 2000 }: the keys of [time], "
+            "each one left out taken from [time].",
+            default="[time]",
+        ),
+    ] = UNSET
+
+
+class BotTimeTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """A bot's own clocks over [time]: any of its keys, in milliseconds."""
+
+    startup_ms: NotNegative | UnsetType = UNSET
+    move_ms: NotNegative | UnsetType = UNSET
+    bank_ms: NotNegative | UnsetType = UNSET
+    increment_ms: NotNegative | UnsetType = UNSET
+    grace_ms: NotNegative | UnsetType = UNSET
 
 
 _CLOCKS = TimeControl()
@@ -240,6 +271,46 @@ class TimeTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen
     grace_ms: Annotated[
         NotNegative, _meta("The harness's latency allowance, never charged to the bot.")
     ] = _CLOCKS.grace_ms
+
+
+class SprtTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """The sequential test of a match: H0 Elo = elo0 against H1 Elo = elo1 (spec/STATS.md)."""
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
+class MatchTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """[match]: with format = "match", is `new` stronger than `base`? (spec/STATS.md)."""
+
+    new: Annotated[
+        str | UnsetType,
+        _meta("The tested bot (a [[bot]] name).", default='required with format = "match"'),
+    ] = UNSET
+    base: Annotated[
+        str | UnsetType,
+        _meta(
+            "The bot it is tested against (a [[bot]] name).",
+            default='required with format = "match"',
+        ),
+    ] = UNSET
+    sprt: Annotated[
+        SprtTable,
+        _meta(
+            "The test: H0 Elo = elo0 against H1 Elo = elo1, with error rates alpha and "
+            "beta; keys left out take their defaults."
+        ),
+    ] = msgspec.field(default_factory=SprtTable)
+    max_games: Annotated[
+        Annotated[int, Meta(ge=2)] | UnsetType,
+        _meta("Stop undecided after this many games (whole units of two).", default="no limit"),
+    ] = UNSET
+    luck: Annotated[
+        bool,
+        _meta("Take each game's luck out (rollouts over the logs: costs CPU, saves games)."),
+    ] = False
 
 
 class ServerLimits(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -339,6 +410,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froze
     league: LeagueTable = msgspec.field(default_factory=LeagueTable)
     rules: RulesTable = msgspec.field(default_factory=RulesTable)  # type: ignore[valid-type]
     time: TimeTable = msgspec.field(default_factory=TimeTable)
+    match: MatchTable = msgspec.field(default_factory=MatchTable)
     bot: Annotated[list[BotTable], _meta("The bots: at least 2, one [[bot]] table each.")] = []
     server: ServerLimits = msgspec.field(default_factory=ServerLimits)
     cluster: ClusterTable = msgspec.field(default_factory=ClusterTable)

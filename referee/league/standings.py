@@ -89,6 +89,7 @@ class Standings:
     head: dict[str, dict[str, tuple[int, int]]]  # a -> b -> (a ahead of b, meetings)
     games: int
     sandbox: SandboxRecord | None = None  # None: not recorded (a league from before)
+    match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -107,7 +108,10 @@ class Standings:
             out.append(row)
         head = {a: {b: list(v) for b, v in row.items()} for a, row in self.head.items()}
         sandbox = self.sandbox.to_json() if self.sandbox is not None else None
-        return {"games": self.games, "bots": out, "head_to_head": head, "sandbox": sandbox}
+        shown = {"games": self.games, "bots": out, "head_to_head": head, "sandbox": sandbox}
+        if self.match is not None:
+            shown["match"] = self.match
+        return shown
 
 
 def compute(

@@ -193,13 +193,15 @@ def test_the_schema_says_what_the_referee_refuses() -> None:
         "league",
         "rules",
         "time",
+        "match",
         "bot",
         "server",
         "cluster",
         "$schema",
     }
     tables_ = [d for d in defs.values() if d.get("type") == "object"]
-    assert len(tables_) == 6 and all(d["additionalProperties"] is False for d in tables_)
+    # The six tables, [match] with its sprt table, and a bot's own time table.
+    assert len(tables_) == 9 and all(d["additionalProperties"] is False for d in tables_)
     rules = defs["RulesTable"]["properties"]
     assert rules["must_play"]["type"] == "boolean"
     assert "players" not in rules

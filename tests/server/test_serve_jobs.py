@@ -20,9 +20,11 @@ from rich.console import Console
 
 from referee.bridge import run_bridge
 from referee.connection import Connection
+from referee.gamelog import read_log
 from referee.league.config import LeagueConfig, load_config
+from referee.league.judge import Judge
 from referee.league.ledger import Ledger
-from referee.league.pool import BotPool, league_hello
+from referee.league.pool import BotPool
 from referee.server import BotServer, serve_league
 from referee.session import TcpSession
 
@@ -133,7 +135,7 @@ async def test_a_game_takes_its_tcp_bots_together_or_waits(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     config = league(tmp_path / "l", ["c", "d", "e"], [])
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     for name in ("c", "d"):
         online(server, name)
     first = await server.take_all(["c", "d"], 5.0)
@@ -171,7 +173,7 @@ async def test_a_session_that_fails_its_ping_does_not_hold_the_others(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     config = league(tmp_path / "l", ["c", "d", "e"], [])
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     async with trio.open_nursery() as nursery:
         pool = BotPool(config, nursery, tmp_path)
         pool.server = server
@@ -203,3 +205,66 @@ async def test_a_session_that_fails_its_ping_does_not_hold_the_others(
         assert took == [pytest.approx(2 + 10)]
         await deaf.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_match_with_a_tcp_bot_under_serve(tmp_path: Path) -> None:
+    """format = "match" with NEW over TCP (bridged greedy, with time odds) against BASE
+    and a field started here: every unit's two games are played and judged."""
+    folder = tmp_path / "match"
+    folder.mkdir()
+    text = f"""
+[league]
+name = "tcp-match"
+format = "match"
+out = "out"
+[match]
+new = "c"
+base = "a"
+max_games = 4
+[rules]
+max_pip = 6
+rounds = "single"
+[[bot]]
+name = "c"
+transport = "tcp"
+token = "tok-c-7c1d"
+time = {{ move_ms = 2500 }}
+[[bot]]
+name = "a"
+command = {json.dumps(RANDOM)}
+[[bot]]
+name = "f"
+command = {json.dumps(RANDOM)}
+"""
+    (folder / "league.toml").write_text(text)
+    config = dataclasses.replace(
+        load_config(folder / "league.toml"), bot_seed_key=KEY, deal_key=KEY * 2
+    )
+    judge = Judge(config)
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+
+            async def run(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+                standings = await serve_league(
+                    config,
+                    console=Console(quiet=True),
+                    quiet=True,
+                    task_status=task_status,
+                    judge=judge,
+                )
+                assert standings.match is not None and standings.match["units"] == 2
+                nursery.cancel_scope.cancel()
+
+            host, port = await nursery.start(run)
+            nursery.start_soon(run_bridge, host, port, "c", "tok-c-7c1d", GREEDY)
+    assert judge.counted == 2 and judge.summary().games == 4
+    played = games(config)
+    assert [seats for _, seats, _, _ in played] == [
+        ["c", "f"],  # unit 1: NEW in seat 0, then BASE there
+        ["a", "f"],
+        ["f", "c"],  # unit 2: the tested seat moved
+        ["f", "a"],
+    ]
+    for path in sorted((config.out / "logs").glob("*.jsonl.gz")):
+        for bot in read_log(path).header.bots:
+            assert (bot.time.move_ms if bot.time else None) == (2500 if bot.name == "c" else None)

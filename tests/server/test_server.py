@@ -27,11 +27,11 @@ import trio
 from click.testing import CliRunner
 from rich.console import Console
 
+from protocol.messages import TimeControl
 from referee.bridge import run_bridge
 from referee.cli import main
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
-from referee.league.pool import league_hello
 from referee.league.run import run_league
 from referee.server import BotServer, serve_league
 
@@ -205,7 +205,7 @@ class Listening:
 @contextlib.asynccontextmanager
 async def listening(tmp: Path, extra: str) -> AsyncIterator[Listening]:
     config = write_league(tmp, tcp=True, extra=extra)
-    server = BotServer(config, league_hello(config))
+    server = BotServer(config)
     logged_in = trio.Event()
     server.on_login = lambda name: logged_in.set()
     with trio.fail_after(20):
@@ -500,3 +500,17 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
     for text in (out, err, *said):
         assert TOKEN_C not in text and TOKEN_D not in text
     assert len(games(config)) == 2 and faults(config) == []
+
+
+async def test_a_tcp_bot_gets_its_own_clocks_in_its_hello(tmp_path: Path) -> None:
+    async with listening(tmp_path, "") as on:
+        odds = TimeControl(startup_ms=on.server.config.time.startup_ms, move_ms=4321)
+        bots = tuple(
+            dataclasses.replace(b, time=odds) if b.name == "c" else b for b in on.server.config.bots
+        )
+        on.server.config = dataclasses.replace(on.server.config, bots=bots)
+        for name, token, move_ms in (("c", TOKEN_C, 4321), ("d", TOKEN_D, None)):
+            async with await login(on.port, name, token) as stream:
+                hello = await first_line(stream)
+            assert hello["type"] == "hello"
+            assert hello["time"]["move_ms"] == (move_ms or on.server.config.time.move_ms)

@@ -7,9 +7,9 @@ SIGKILL of the referee) and whichever command runs it (`play`, `league`,
 `serve`, a cluster worker), no process with the token may remain.
 
 Two mechanisms are tested: a cgroup v2 per bot (`cgroup`, where this machine
-lets the referee make them) and the keeper as child subreaper alone
-(`subreaper`, forced with REFEREE_CGROUP=off). A bot that kills its own keeper
-escapes only the second (README says so), so that case runs with cgroups only.
+lets the referee make them) and the keepers as child subreapers alone
+(`subreaper`, forced with REFEREE_CGROUP=off). A bot that kills its own bot keeper
+leaves its grandchild to the referee's keeper, a subreaper too, which kills it.
 Small games keep it fast; one run covers several events where it stays readable.
 """
 
@@ -144,7 +144,7 @@ async def test_play_leaves_nothing_after_an_end_a_forfeit_and_a_killed_keeper(
 ) -> None:
     token = new_token()
     before = our_cgroups()
-    misbehaviours = ["play", "forfeit:1"] + (["kill-keeper"] if mode == "cgroup" else [])
+    misbehaviours = ["play", "forfeit:1", "kill-keeper"]
     specs = [BotSpec(name=f"df-{m}", argv=(PY, DOUBLE_FORK, m, token)) for m in misbehaviours]
     rules = preset("standard", max_pip=6, rounds="single", players=len(specs))
     time = TimeControl(startup_ms=10000, move_ms=3000, bank_ms=10000)
@@ -259,14 +259,14 @@ def test_ctrl_c_or_sigkill_mid_game_leaves_nothing(
     path = write_league(tmp_path / "league", bots, deals=1, duplicate=False)
     process = start(command, path, tmp_path, how)
     try:
-        # 3 keepers, 3 bots and the 2 grandchildren, and the gate bot is at its turn.
+        # 3 bots and the 2 grandchildren are up, and the gate bot is at its turn.
         def playing() -> bool:
             up = len(list(marks.iterdir())) >= 2 and any(blocked.iterdir())
             return up or process.poll() is not None
 
         poll(playing, 60, "the game's processes")
         assert process.poll() is None, (tmp_path / "err.txt").read_text()
-        assert len(processes_with(token)) == 8
+        assert len(processes_with(token)) == 5
         if sig == signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)
             returncode = process.wait(timeout=60)
@@ -303,10 +303,10 @@ def test_a_cluster_worker_killed_mid_game_or_ending_leaves_nothing(tmp_path: Pat
     process = start("cluster", path, tmp_path, how)
     try:
         poll(lambda: len(list(marks.iterdir())) >= 2 or process.poll() is not None, 60, "play")
-        # A grandchild's parent is its bot's keeper (the subreaper that adopted it), and
-        # the keeper's parent is the worker.
+        # A grandchild's parent is its bot's keeper (the subreaper that adopted it), a
+        # fork of the worker's keeper, whose parent is the worker.
         grandchild = int(next(marks.iterdir()).name)
-        worker = parent(parent(grandchild))
+        worker = parent(parent(parent(grandchild)))
         assert "multiprocessing" in Path(f"/proc/{worker}/cmdline").read_text()
         os.kill(worker, signal.SIGKILL)
         assert process.wait(timeout=120) == 0, (tmp_path / "err.txt").read_text()

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from referee.keeper import descendants
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BOT = HERE / "idle_bot.sh"
@@ -50,23 +52,7 @@ def pss_kb(pid: int) -> int:
 
 def tree(root: int) -> list[int]:
     """`root` and every live process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [root], [root]
-    while todo:
-        for pid in children.get(todo.pop(), []):
-            found.append(pid)
-            todo.append(pid)
-    return found
+    return [root, *descendants(root)]
 
 
 def kind(pid: int, referee: int) -> str:

@@ -460,6 +460,13 @@ class Keeper:
                     break  # gone (killed, or forked away from): start another, once
             self.close()
 
+    @property
+    def pid(self) -> int | None:
+        """The keeper's pid while it runs, else None."""
+        if self._process is None or self._process.poll() is not None:
+            return None
+        return self._process.pid
+
     def close(self) -> None:
         """Let the keeper go: it exits, and each bot keeper ends with its control socket."""
         if self._socket is not None:

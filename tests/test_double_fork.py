@@ -29,7 +29,7 @@ import trio
 from protocol.messages import TimeControl
 from referee import cgroups
 from referee.league.ledger import Ledger
-from referee.process import BotSpec
+from referee.process import KEEPER, BotSpec
 from referee.rules import preset
 from referee.runner import run_game
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
@@ -162,6 +162,40 @@ async def test_play_leaves_nothing_after_an_end_a_forfeit_and_a_killed_keeper(
     faults = [[f.kind.value for f in seat] for seat in report.result.faults]
     assert faults == [[], ["illegal"], ["crash"]][: len(specs)]
     assert_held(grandchildren(*tmp_path.glob("*.stderr")), mode, len(specs))
+    assert_no_cgroup_left(before)
+
+
+async def test_a_bot_that_kills_the_referees_keeper_stops_nothing(
+    tmp_path: Path, mode: str
+) -> None:
+    """The keeper that forks every bot keeper is killed mid-game: the bot keepers go on,
+    the game ends as usual and leaves nothing, and the next game's bots start (the
+    referee starts another keeper)."""
+    token = new_token()
+    before = our_cgroups()
+    player = BotSpec(name="player", argv=(PY, DOUBLE_FORK, "play", token))
+    killer = BotSpec(name="killer", argv=(PY, DOUBLE_FORK, "kill-keepers", token))
+    rules = preset("standard", max_pip=6, rounds="single", players=2)
+    time = TimeControl(startup_ms=10000, move_ms=3000, bank_ms=10000)
+    keepers = []
+    for game, specs in (("g1", [killer, player]), ("g2", [player, player])):
+        (tmp_path / game).mkdir()
+        with trio.fail_after(60):
+            report = await run_game(
+                specs,
+                rules,
+                5,
+                game_id=game,
+                time=time,
+                log_path=tmp_path / f"{game}.jsonl",
+                stderr_dir=tmp_path / game,
+            )
+        assert_none_left(token)
+        assert [[f.kind.value for f in seat] for seat in report.result.faults] == [[], []]
+        assert_held(grandchildren(*(tmp_path / game).glob("*.stderr")), mode, 2)
+        keepers.append(KEEPER.pid)
+    assert keepers[0] is None  # the killer did kill it: the second game started another
+    assert keepers[1] is not None
     assert_no_cgroup_left(before)
 
 

@@ -55,7 +55,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 REAP_S = 1.0  # a bot keeper reaps the orphans it adopted at least this often
 END_S = 5.0  # at most this long to kill and reap everything, then a bot keeper exits anyway
-REQUEST_BYTES = 1 << 20  # the largest request read (the referee's send limit is lower)
+REQUEST_BYTES = 1 << 18  # the largest request read (the referee sends at most half)
 FDS = 4  # stdin, stdout, stderr, control
 LIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "nofile": resource.RLIMIT_NOFILE}
 

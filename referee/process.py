@@ -16,6 +16,7 @@ a league's tokens and the referee's own settings stay out of its reach.
 from __future__ import annotations
 
 import array
+import atexit
 import contextlib
 import json
 import logging
@@ -28,6 +29,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -410,8 +412,14 @@ class Keeper:
         self._socket: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._owner = 0
+        self._lock = threading.Lock()  # a trio loop in a thread (a cluster worker's) may ask
+        atexit.register(self.close)
 
     def _start(self) -> socket.socket:
+        with self._lock:
+            return self._start_locked()
+
+    def _start_locked(self) -> socket.socket:
         if self._socket is not None and self._owner == os.getpid():
             assert self._process is not None
             if self._process.poll() is None:
@@ -448,12 +456,17 @@ class Keeper:
         for attempt in range(2):
             sock = self._start()
             message = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+            pause = 0.001
             while True:
                 try:
                     sock.sendmsg([request], message)
                     return
                 except BlockingIOError:
-                    await trio.lowlevel.wait_writable(sock)
+                    # The queue holds ten requests; a burst of starts (a league's first
+                    # games) waits for the keeper to fork. A short sleep, not
+                    # wait_writable: several tasks may wait at once.
+                    await trio.sleep(pause)
+                    pause = min(pause * 2, 0.02)
                 except OSError as exc:
                     if attempt:
                         raise OSError(f"the keeper is gone: {exc.strerror}") from None
@@ -473,7 +486,9 @@ class Keeper:
             self._socket.close()  # in a forked copy of the referee: its copy only
             self._socket = None
         if self._process is not None and self._owner == os.getpid():
-            self._process.poll()  # reap it if it is gone already
+            # It exits as soon as it reads the end of file: reap it.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=1)
         self._process = None
 
 

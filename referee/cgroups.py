@@ -3,17 +3,17 @@
 A bot's descendants are born in its cgroup and cannot leave it (moving a process
 out takes write access above it, which a bot running as another user than root
 does not have), so `cgroup.kill` ends a grandchild that called `setsid` and forked
-again just as surely as the bot. The keeper (`referee/keeper.py`) moves the bot in
-before exec and kills and removes the cgroup at the end; the referee removes it
-itself when the keeper is gone (a bot may kill its own keeper).
+again just as surely as the bot. The bot's keeper (`referee/keeper.py`) moves the
+bot in before exec and kills and removes the cgroup at the end; the referee removes
+it itself when the bot keeper is gone (a bot may kill its own keeper).
 
 The cgroups are made below the referee's own cgroup (from /proc/self/cgroup, under
 the cgroup2 mount found in /proc/self/mountinfo), named `referee-PID-N` after the
 process that made them. Where that folder is not writable (an unprivileged user
 outside a delegated cgroup, a container with a read-only /sys/fs/cgroup) or the
 kernel has no `cgroup.kill` (before Linux 5.14), `create` returns None and the
-keeper's subreaper sweep is the only wall. `REFEREE_CGROUP=off` in the referee's
-environment chooses that path on purpose (the tests exercise both).
+bot keeper's subreaper sweep is the only wall. `REFEREE_CGROUP=off` in the
+referee's environment chooses that path on purpose (the tests exercise both).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """Bot processes: start one in its own process group, drain its stderr, end it for sure.
 
 Ending goes `bye`, a short wait for a clean exit, SIGTERM to the whole group,
-then the end of everything the bot started. Each bot runs under
-`referee/keeper.py`, which ends the bot and every descendant (through the bot's
-cgroup where there is one, see `referee.cgroups`, else as their subreaper) when
-the referee's end of a socket closes, so nothing survives a referee that is
-itself killed with SIGKILL. Should the keeper be gone first, the referee ends
-the cgroup and the process group itself.
+then the end of everything the bot started. Bots are started by the keeper
+(`referee/keeper.py`), one small process per referee process, started on first
+use (`Keeper`): it forks a bot keeper for each bot, which ends the bot and every
+descendant (through the bot's cgroup where there is one, see `referee.cgroups`,
+else as their subreaper) when the referee's end of its control socket closes, so
+nothing survives a referee that is itself killed with SIGKILL. Should the bot
+keeper be gone first, the referee ends the cgroup itself.
 
 A bot gets a fixed minimal environment (`bot_environment`), never the referee's:
 a league's tokens and the referee's own settings stay out of its reach.
@@ -14,7 +15,10 @@ a league's tokens and the referee's own settings stay out of its reach.
 
 from __future__ import annotations
 
+import array
+import atexit
 import contextlib
+import json
 import logging
 import os
 import re
@@ -25,6 +29,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +46,10 @@ log = logging.getLogger(__name__)
 STDERR_CAP = 1 << 20  # bytes of a bot's stderr kept on disk per bot
 CLEAN_EXIT_S = 2.0
 TERM_GRACE_S = 1.0
-KEEPER_END_S = 6.0  # the keeper's own limit for killing and reaping everything, and some
-KEEPER = str(Path(__file__).with_name("keeper.py"))
+KEEPER_END_S = 6.0  # a bot keeper's own limit for killing and reaping everything, and some
+KEEPER_START_S = 30.0  # for the keeper to fork a bot keeper, on a machine under load
+KEEPER_SCRIPT = str(Path(__file__).with_name("keeper.py"))
+REQUEST_MAX = 128 * 1024  # bytes of a start request: under a socket's default send buffer
 LOCALE = "C.UTF-8"  # a UTF-8 locale every glibc and musl system has
 
 
@@ -54,15 +61,15 @@ class Limits:
     cpu_s: int | None = None  # RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later
     files: int | None = None  # RLIMIT_NOFILE
 
-    def keeper_args(self) -> list[str]:
-        """The keeper's options that set these limits in the bot before it starts."""
-        out: list[str] = []
+    def for_keeper(self) -> dict[str, int]:
+        """The limits as the keeper sets them in the bot before it starts."""
+        out: dict[str, int] = {}
         if self.memory_mb is not None:
-            out += ["--as", str(self.memory_mb * 1024 * 1024)]
+            out["as"] = self.memory_mb * 1024 * 1024
         if self.cpu_s is not None:
-            out += ["--cpu", str(self.cpu_s)]
+            out["cpu"] = self.cpu_s
         if self.files is not None:
-            out += ["--nofile", str(self.files)]
+            out["nofile"] = self.files
         return out
 
 
@@ -101,49 +108,56 @@ def parse_bot(text: str, index: int = 0) -> BotSpec:
 
 
 class BotProcess:
-    """A running bot: its process, its protocol connection and its stderr file."""
+    """A running bot: its keeper's pid, its protocol connection and its stderr file."""
 
     def __init__(
         self,
         spec: BotSpec,
-        process: trio.Process,
+        pid: int,
+        pipes: tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream, trio.lowlevel.FdStream],
         stderr_path: Path | None,
         control: trio.socket.SocketType,
         scratch: Path,
         cgroup: Path | None = None,
+        reports: bytes = b"",
     ) -> None:
         self.spec = spec
-        self.process = process
+        self._pid = pid
+        stdin, stdout, self.stderr = pipes
         self.stderr_path = stderr_path
         self.control = control
-        self.returncode: int | None = None  # the bot's own exit status, from the keeper
+        self.returncode: int | None = None  # the bot's own exit status, from its keeper
         self.start_error: str | None = None
         # The bot's own writable folder ($SCRATCH, $HOME, $TMPDIR), emptied between games.
         self.scratch = scratch
         self.cgroup = cgroup  # the bot's cgroup, if the machine allows them
         self._control_buffer = b""
         self._stopping = False
+        self._reading = False  # a task reads the control socket (`_read_reports`)
         self.stopped = trio.Event()
         # Set when the bot exits, or when its keeper is gone (and the bot with it).
         self.exited = trio.Event()
+        self.keeper_gone = trio.Event()  # its control socket reached end of file
         self.stderr_done = trio.Event()  # set once the bot's stderr is closed and copied
-        assert process.stdin is not None and process.stdout is not None
-        self.connection = Connection(process.stdin, process.stdout, name=spec.name)
+        self._take_reports(reports)
+        self.connection = Connection(stdin, stdout, name=spec.name)
 
     @property
     def pid(self) -> int:
-        """The bot's process id (also its process group id)."""
-        return self.process.pid
+        """The pid of the bot's keeper, which leads the bot's process group."""
+        return self._pid
 
     def kill_group(self, sig: int) -> None:
-        """Send `sig` to every process of the bot's group."""
+        """Send `sig` to every process of the bot's group, while its keeper lives (the
+        group id is the keeper's pid, which may be given to another process after it)."""
+        if self.keeper_gone.is_set():
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, sig)
+            os.killpg(self._pid, sig)
 
     async def drain_stderr(self) -> None:
         """Copy the bot's stderr to its file, keeping at most `STDERR_CAP` bytes."""
-        stream = self.process.stderr
-        assert stream is not None
+        stream = self.stderr
         kept = 0
         handle = self.stderr_path.open("wb") if self.stderr_path else None
         try:
@@ -168,24 +182,35 @@ class BotProcess:
 
     async def watch(self) -> None:
         """Read the keeper's reports until it closes: the bot's exit, or why it did not start."""
-        while self.returncode is None:
-            try:
-                data = await self.control.recv(4096)
-            except (OSError, trio.ClosedResourceError):
-                data = b""  # stop() closed the socket: nothing more to learn
-            if not data:
-                # The keeper is gone, and the bot with it (PR_SET_PDEATHSIG).
-                self.exited.set()
-                return
-            self._control_buffer += data
-            while b"\n" in self._control_buffer:
-                line, _, self._control_buffer = self._control_buffer.partition(b"\n")
-                word, _, rest = line.decode("utf-8", "replace").partition(" ")
-                if word == "exit":
-                    self.returncode = int(rest)
+        await self._read_reports()
+
+    async def _read_reports(self) -> None:
+        self._reading = True
+        try:
+            while not self.keeper_gone.is_set():
+                try:
+                    data = await self.control.recv(4096)
+                except (OSError, trio.ClosedResourceError):
+                    data = b""  # stop() closed the socket: nothing more to learn
+                if not data:
+                    # The keeper is gone, and the bot with it (PR_SET_PDEATHSIG).
+                    self.keeper_gone.set()
                     self.exited.set()
-                elif word == "error":
-                    self.start_error = rest
+                    return
+                self._take_reports(data)
+        finally:
+            self._reading = False
+
+    def _take_reports(self, data: bytes) -> None:
+        self._control_buffer += data
+        while b"\n" in self._control_buffer:
+            line, _, self._control_buffer = self._control_buffer.partition(b"\n")
+            word, _, rest = line.decode("utf-8", "replace").partition(" ")
+            if word == "exit":
+                self.returncode = int(rest)
+                self.exited.set()
+            elif word == "error":
+                self.start_error = rest
 
     async def exit_note(self, wait_s: float = 0.5) -> str:
         """Why the bot may have stopped answering: its exit, if it exits within `wait_s`."""
@@ -274,18 +299,29 @@ class BotProcess:
         # file, and may still report the bot's exit on the way (so only our half closes).
         with contextlib.suppress(OSError):
             self.control.shutdown(socket.SHUT_WR)
-        with trio.move_on_after(KEEPER_END_S):
-            await self.process.wait()
-        # A keeper that is stuck, or was killed by its bot, leaves this to the referee: the
-        # group catches the bot's plain children, the cgroup everything else.
+        await self._keeper_end(KEEPER_END_S)
+        # A keeper that is stuck leaves this to the referee: the group catches the bot's
+        # plain children, the cgroup everything else. (The orphans of a keeper that was
+        # killed, by its bot say, went to the keeper of all, which kills them.)
         self.kill_group(signal.SIGKILL)
-        await self.process.wait()
+        await self._keeper_end(TERM_GRACE_S)
         if self.cgroup is not None and self.cgroup.exists():
             await trio.to_thread.run_sync(cgroups.remove, self.cgroup)
 
+    async def _keeper_end(self, timeout_s: float) -> None:
+        """Wait at most `timeout_s` for the keeper's end of the control socket to close,
+        reading it here unless `watch` does."""
+        with trio.move_on_after(timeout_s):
+            while not self.keeper_gone.is_set():
+                if self._reading:
+                    with trio.move_on_after(0.05):
+                        await self.keeper_gone.wait()
+                else:
+                    await self._read_reports()
+
 
 async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-    """Start `spec` under a keeper, in a new process group, with piped stdio, its own
+    """Start `spec` through the keeper, in a new process group, with piped stdio, its own
     scratch folder, its own cgroup where the machine allows it, and `bot_environment`.
 
     Run `watch()` in a nursery to learn when the bot exits. A command that does
@@ -298,6 +334,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     env = bot_environment(spec, SCRATCH if sandboxed else str(scratch))
     argv = list(spec.argv)
     cgroup: Path | None = None
+    mine: list[int] = []  # the referee's ends of the bot's pipes
     ours, theirs = socket.socketpair()
     try:
         if sandboxed:
@@ -308,39 +345,154 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
             except SandboxError as exc:
                 raise OSError(str(exc)) from None
         cgroup = cgroups.create()
-        joins = ["--cgroup", str(cgroup)] if cgroup is not None else []
-        process = await trio.lowlevel.open_process(
-            # -I -S: the keeper reads no PYTHON* variable and no site-packages, so the
-            # bot's environment is the keeper's own and nothing of the referee is needed.
-            [
-                sys.executable,
-                "-I",
-                "-S",
-                KEEPER,
-                str(theirs.fileno()),
-                *spec.limits.keeper_args(),
-                *joins,
-                "--",
-                *argv,
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=spec.cwd,
-            env=env,
-            start_new_session=True,
-            pass_fds=(theirs.fileno(),),
-        )
+        request = {
+            "argv": argv,
+            "env": env,
+            # Absolute: the keeper's own folder is the referee's when it started.
+            "cwd": os.path.join(os.getcwd(), spec.cwd or ""),
+            "limits": spec.limits.for_keeper(),
+            "cgroup": None if cgroup is None else str(cgroup),
+        }
+        stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
+        stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
+        stderr_r, stderr_w = os.pipe2(os.O_CLOEXEC)
+        mine = [stdin_w, stdout_r, stderr_r]
+        theirs_fds = [stdin_r, stdout_w, stderr_w, theirs.fileno()]
+        try:
+            await KEEPER.send(json.dumps(request).encode(), theirs_fds)
+        finally:
+            for fd in theirs_fds[:3]:
+                os.close(fd)
+            theirs.close()
+        control = trio.socket.from_stdlib_socket(ours)
+        pid, reports = await _keeper_pid(control)
     except BaseException:
         ours.close()
+        theirs.close()
+        for fd in mine:
+            os.close(fd)
         shutil.rmtree(scratch, ignore_errors=True)
         if cgroup is not None:
             cgroups.remove(cgroup)
         raise
-    finally:
-        theirs.close()
-    control = trio.socket.from_stdlib_socket(ours)
-    return BotProcess(spec, process, stderr_path, control, scratch, cgroup)
+    pipes = (
+        trio.lowlevel.FdStream(stdin_w),
+        trio.lowlevel.FdStream(stdout_r),
+        trio.lowlevel.FdStream(stderr_r),
+    )
+    return BotProcess(spec, pid, pipes, stderr_path, control, scratch, cgroup, reports)
+
+
+async def _keeper_pid(control: trio.socket.SocketType) -> tuple[int, bytes]:
+    """The bot keeper's first report, `keeper PID`, and what came after it; `OSError`
+    with the keeper's words when it could not start the bot (a folder that is not
+    there, no process left to fork)."""
+    buffer = b""
+    with trio.move_on_after(KEEPER_START_S):
+        while b"\n" not in buffer:
+            data = await control.recv(4096)
+            if not data:
+                break
+            buffer += data
+    line, _, rest = buffer.partition(b"\n")
+    word, _, text = line.decode("utf-8", "replace").partition(" ")
+    if word == "keeper" and text.isdigit():
+        return int(text), rest
+    if word == "error":
+        raise OSError(text)
+    raise OSError("the keeper did not start the bot")
+
+
+class Keeper:
+    """This referee process's keeper (`referee/keeper.py --serve`): started on first use,
+    and again when it is gone (a bot may kill it) or belongs to the process this one
+    was forked from (a cluster worker)."""
+
+    def __init__(self) -> None:
+        self._socket: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._owner = 0
+        self._lock = threading.Lock()  # a trio loop in a thread (a cluster worker's) may ask
+        atexit.register(self.close)
+
+    def _start(self) -> socket.socket:
+        with self._lock:
+            return self._start_locked()
+
+    def _start_locked(self) -> socket.socket:
+        if self._socket is not None and self._owner == os.getpid():
+            assert self._process is not None
+            if self._process.poll() is None:
+                return self._socket
+        self.close()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            # -I -S: the keeper reads no PYTHON* variable and no site-packages, so it
+            # starts fast and needs nothing of the referee. A session of its own: a
+            # terminal's Ctrl-C or a signal to the referee's group is not for it.
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", KEEPER_SCRIPT, "--serve", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                env={"LC_ALL": LOCALE},
+                cwd="/",
+                start_new_session=True,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        ours.setblocking(False)
+        self._socket, self._owner = ours, os.getpid()
+        return ours
+
+    async def send(self, request: bytes, fds: list[int]) -> None:
+        """Ask the keeper to start a bot: `request` (JSON) and its stdin, stdout, stderr
+        and control descriptors, which the caller may close once this returns."""
+        if len(request) > REQUEST_MAX:
+            raise OSError(f"the bot's command line and environment exceed {REQUEST_MAX} bytes")
+        for attempt in range(2):
+            sock = self._start()
+            message = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+            pause = 0.001
+            while True:
+                try:
+                    sock.sendmsg([request], message)
+                    return
+                except BlockingIOError:
+                    # The queue holds ten requests; a burst of starts (a league's first
+                    # games) waits for the keeper to fork. A short sleep, not
+                    # wait_writable: several tasks may wait at once.
+                    await trio.sleep(pause)
+                    pause = min(pause * 2, 0.02)
+                except OSError as exc:
+                    if attempt:
+                        raise OSError(f"the keeper is gone: {exc.strerror}") from None
+                    break  # gone (killed, or forked away from): start another, once
+            self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The keeper's pid while it runs, else None."""
+        if self._process is None or self._process.poll() is not None:
+            return None
+        return self._process.pid
+
+    def close(self) -> None:
+        """Let the keeper go: it exits, and each bot keeper ends with its control socket."""
+        if self._socket is not None:
+            self._socket.close()  # in a forked copy of the referee: its copy only
+            self._socket = None
+        if self._process is not None and self._owner == os.getpid():
+            # It exits as soon as it reads the end of file: reap it.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=1)
+        self._process = None
+
+
+KEEPER = Keeper()
 
 
 def bot_environment(spec: BotSpec, home: str) -> dict[str, str]:

@@ -7,7 +7,7 @@ read-only, its own folder read-only (its working folder, that of its program,
 and of the script an interpreter runs), the interpreter it was started with
 read-only, a private writable scratch folder (`$SCRATCH`, emptied after each
 game) and an empty `/tmp`; the referee's folders, logs and the other bots'
-folders are not there at all. The sandbox dies with the keeper
+folders are not there at all. The sandbox dies with its bot keeper
 (`--die-with-parent`), and when the bot's main process ends the PID namespace
 ends, so no grandchild outlives it.
 

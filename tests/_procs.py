@@ -1,8 +1,10 @@
 """Finding processes a test started, through /proc, so that none is left behind.
 
-Every bot a test starts carries a unique token at the end of its command line;
-the keeper that runs it and anything it forks carry the token too. A process is
-counted only while it lives: a zombie (state Z) has ended and only waits to be reaped.
+Every bot a test starts carries a unique token at the end of its command line, and
+anything it forks carries the token too. The keepers (`referee/keeper.py`, one per
+referee process, and a fork of it for each bot) do not: `keepers_below` finds them by
+ancestry. A process is counted only while it lives: a zombie (state Z) has ended
+and only waits to be reaped.
 """
 
 from __future__ import annotations
@@ -46,6 +48,43 @@ def processes_with(token: str) -> list[int]:
             if stat is not None and stat[0] != "Z":
                 found.append(int(entry))
     return found
+
+
+def keepers_below(pid: int) -> list[int]:
+    """Live keeper processes below `pid` (the keeper of a referee and its bot keepers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = _parent(entry)
+            if stat is not None:
+                children.setdefault(stat, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if any(arg.endswith(b"referee/keeper.py") for arg in args):
+                found.append(child)
+    return found
+
+
+def _parent(pid: str) -> int | None:
+    """The parent of a live process, or None once it is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            rest = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return None if rest[0] == b"Z" else int(rest[1])
+
+
+def alive(pids: Iterable[int]) -> list[int]:
+    """Those of `pids` that still live (not zombies)."""
+    return [pid for pid in pids if _parent(str(pid)) is not None]
 
 
 def processes_in_groups(groups: Iterable[int]) -> list[int]:

@@ -84,9 +84,8 @@ def launcher(monkeypatch: pytest.MonkeyPatch) -> Iterator[Launcher]:
         os.kill(pid, signal.SIGKILL)
     assert leftovers == [], f"processes left running: {leftovers}"
     assert launch.pids, "no bot was started"
-    for pid in launch.pids:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    # Each bot's keeper has ended too (the referee's keeper reaps it a moment later).
+    assert all(wait_gone(pid, 2.0) for pid in launch.pids)
 
 
 # ---------------------------------------------------------------- helpers

@@ -7,9 +7,9 @@ SIGKILL of the referee) and whichever command runs it (`play`, `league`,
 `serve`, a cluster worker), no process with the token may remain.
 
 Two mechanisms are tested: a cgroup v2 per bot (`cgroup`, where this machine
-lets the referee make them) and the keeper as child subreaper alone
-(`subreaper`, forced with REFEREE_CGROUP=off). A bot that kills its own keeper
-escapes only the second (README says so), so that case runs with cgroups only.
+lets the referee make them) and the keepers as child subreapers alone
+(`subreaper`, forced with REFEREE_CGROUP=off). A bot that kills its own bot keeper
+leaves its grandchild to the referee's keeper, a subreaper too, which kills it.
 Small games keep it fast; one run covers several events where it stays readable.
 """
 
@@ -29,7 +29,7 @@ import trio
 from protocol.messages import TimeControl
 from referee import cgroups
 from referee.league.ledger import Ledger
-from referee.process import BotSpec
+from referee.process import KEEPER, BotSpec
 from referee.rules import preset
 from referee.runner import run_game
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
@@ -144,7 +144,7 @@ async def test_play_leaves_nothing_after_an_end_a_forfeit_and_a_killed_keeper(
 ) -> None:
     token = new_token()
     before = our_cgroups()
-    misbehaviours = ["play", "forfeit:1"] + (["kill-keeper"] if mode == "cgroup" else [])
+    misbehaviours = ["play", "forfeit:1", "kill-keeper"]
     specs = [BotSpec(name=f"df-{m}", argv=(PY, DOUBLE_FORK, m, token)) for m in misbehaviours]
     rules = preset("standard", max_pip=6, rounds="single", players=len(specs))
     time = TimeControl(startup_ms=10000, move_ms=3000, bank_ms=10000)
@@ -162,6 +162,40 @@ async def test_play_leaves_nothing_after_an_end_a_forfeit_and_a_killed_keeper(
     faults = [[f.kind.value for f in seat] for seat in report.result.faults]
     assert faults == [[], ["illegal"], ["crash"]][: len(specs)]
     assert_held(grandchildren(*tmp_path.glob("*.stderr")), mode, len(specs))
+    assert_no_cgroup_left(before)
+
+
+async def test_a_bot_that_kills_the_referees_keeper_stops_nothing(
+    tmp_path: Path, mode: str
+) -> None:
+    """The keeper that forks every bot keeper is killed mid-game: the bot keepers go on,
+    the game ends as usual and leaves nothing, and the next game's bots start (the
+    referee starts another keeper)."""
+    token = new_token()
+    before = our_cgroups()
+    player = BotSpec(name="player", argv=(PY, DOUBLE_FORK, "play", token))
+    killer = BotSpec(name="killer", argv=(PY, DOUBLE_FORK, "kill-keepers", token))
+    rules = preset("standard", max_pip=6, rounds="single", players=2)
+    time = TimeControl(startup_ms=10000, move_ms=3000, bank_ms=10000)
+    keepers = []
+    for game, specs in (("g1", [killer, player]), ("g2", [player, player])):
+        (tmp_path / game).mkdir()
+        with trio.fail_after(60):
+            report = await run_game(
+                specs,
+                rules,
+                5,
+                game_id=game,
+                time=time,
+                log_path=tmp_path / f"{game}.jsonl",
+                stderr_dir=tmp_path / game,
+            )
+        assert_none_left(token)
+        assert [[f.kind.value for f in seat] for seat in report.result.faults] == [[], []]
+        assert_held(grandchildren(*(tmp_path / game).glob("*.stderr")), mode, 2)
+        keepers.append(KEEPER.pid)
+    assert keepers[0] is None  # the killer did kill it: the second game started another
+    assert keepers[1] is not None
     assert_no_cgroup_left(before)
 
 
@@ -259,14 +293,14 @@ def test_ctrl_c_or_sigkill_mid_game_leaves_nothing(
     path = write_league(tmp_path / "league", bots, deals=1, duplicate=False)
     process = start(command, path, tmp_path, how)
     try:
-        # 3 keepers, 3 bots and the 2 grandchildren, and the gate bot is at its turn.
+        # 3 bots and the 2 grandchildren are up, and the gate bot is at its turn.
         def playing() -> bool:
             up = len(list(marks.iterdir())) >= 2 and any(blocked.iterdir())
             return up or process.poll() is not None
 
         poll(playing, 60, "the game's processes")
         assert process.poll() is None, (tmp_path / "err.txt").read_text()
-        assert len(processes_with(token)) == 8
+        assert len(processes_with(token)) == 5
         if sig == signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)
             returncode = process.wait(timeout=60)
@@ -303,10 +337,10 @@ def test_a_cluster_worker_killed_mid_game_or_ending_leaves_nothing(tmp_path: Pat
     process = start("cluster", path, tmp_path, how)
     try:
         poll(lambda: len(list(marks.iterdir())) >= 2 or process.poll() is not None, 60, "play")
-        # A grandchild's parent is its bot's keeper (the subreaper that adopted it), and
-        # the keeper's parent is the worker.
+        # A grandchild's parent is its bot's keeper (the subreaper that adopted it), a
+        # fork of the worker's keeper, whose parent is the worker.
         grandchild = int(next(marks.iterdir()).name)
-        worker = parent(parent(grandchild))
+        worker = parent(parent(parent(grandchild)))
         assert "multiprocessing" in Path(f"/proc/{worker}/cmdline").read_text()
         os.kill(worker, signal.SIGKILL)
         assert process.wait(timeout=120) == 0, (tmp_path / "err.txt").read_text()

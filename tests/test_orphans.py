@@ -5,10 +5,10 @@ that leaves a daemon (fork, setsid, fork: out of its process group), a bot that
 ignores SIGTERM and a slow good bot (so the game is still on when the signal
 comes). Once the log shows decisions, the referee gets SIGKILL (it cannot clean
 up: each bot's keeper must notice its socket close and end everything below it,
-tried with each bot in a cgroup of its own and with the keepers as subreapers
-alone, REFEREE_CGROUP=off) or SIGINT (Ctrl-C: the referee ends every bot itself,
-exits 130 and says the log is incomplete). Either way no process carrying the
-test's token may remain.
+and the referee's keeper its own socket and exit; tried with each bot in a cgroup
+of its own and with the bot keepers as subreapers alone, REFEREE_CGROUP=off) or
+SIGINT (Ctrl-C: the referee ends every bot itself, exits 130 and says the log is
+incomplete). Either way no process carrying the test's token may remain.
 """
 
 from __future__ import annotations
@@ -30,7 +30,15 @@ from referee.cgroups import SWITCH as REFEREE_CGROUP
 from referee.cli import main
 from referee.gamelog import read_log
 from referee.replay import verify
-from tests._procs import assert_none_left, kill_all, new_token, processes_with
+from tests._procs import (
+    alive,
+    assert_none_left,
+    keepers_below,
+    kill_all,
+    new_token,
+    processes_with,
+    wait_for_none,
+)
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,10 +106,9 @@ def wait_until_playing(running: Running, decisions: int = 3, timeout_s: float = 
     raise AssertionError("the game did not start in time")
 
 
-def bot_processes(running: Running, expected: int = 10) -> list[int]:
-    """Keepers, bots and grandchildren of this referee, found by the token: 4 keepers,
-    4 bots and 2 grandchildren (one in a session of its own), all up once the log shows
-    decisions."""
+def bot_processes(running: Running, expected: int = 6) -> list[int]:
+    """Bots and grandchildren of this referee, found by the token: 4 bots and 2
+    grandchildren (one in a session of its own), all up once the log shows decisions."""
     deadline = time.monotonic() + 5
     while len(found := processes_with(running.token)) < expected:
         assert time.monotonic() < deadline, f"only {len(found)} processes of the game found"
@@ -132,11 +139,16 @@ def test_sigkill_of_the_referee_leaves_no_bot_process(tmp_path: Path, cgroup: st
     try:
         wait_until_playing(running)
         before = bot_processes(running)
-        assert len(before) >= 10
+        assert len(before) >= 6
+        # The referee's keeper and one bot keeper for each bot, and no more.
+        keepers = keepers_below(running.process.pid)
+        assert len(keepers) == 5
         os.kill(running.process.pid, signal.SIGKILL)
         assert running.process.wait(timeout=5) == -signal.SIGKILL
-        # Nobody ends the bots now but their keepers, when their sockets reach end of file.
+        # Nobody ends the bots now but their keepers, when their sockets reach end of file;
+        # then the keepers themselves are gone.
         assert_none_left(running.token, timeout_s=5.0)
+        assert wait_for_none(lambda: alive(keepers), timeout_s=5.0) == []
     finally:
         if running.process.poll() is None:
             running.process.kill()
@@ -164,7 +176,7 @@ def interrupted(tmp_path_factory: pytest.TempPathFactory) -> Interrupted:
     running = start_referee(tmp_path_factory.mktemp("sigint"))
     try:
         wait_until_playing(running)
-        assert len(bot_processes(running)) >= 10
+        assert len(bot_processes(running)) >= 6
         started = time.monotonic()
         running.process.send_signal(signal.SIGINT)
         returncode = running.process.wait(timeout=20)

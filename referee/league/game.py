@@ -48,11 +48,16 @@ async def play_scheduled(
     got: dict[int, tuple[Bot | None, str]] = {}
     if tcp:
         got.update(zip(tcp, await pool.acquire_tcp([bots[i] for i in tcp]), strict=True))
+    # Then every process seat at once: a game starts in about one bot's start-up time.
+    local = [i for i, bot in enumerate(bots) if not bot.tcp]
+    if local:
+        started = await pool.acquire_all([bots[i] for i in local], game.seed)
+        got.update(zip(local, started, strict=True))
     procs: list[Bot | None] = []
     seats: list[Seat] = []
     early: list[Fault] = []
     for i, bot in enumerate(bots):
-        proc, why = got[i] if bot.tcp else await pool.acquire(bot, game.seed)
+        proc, why = got[i]
         procs.append(proc)
         if proc is not None and used is not None:
             used.append(proc)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -71,6 +71,13 @@ def league_hello(config: LeagueConfig, name: str) -> m.Hello:
         rules=rules_info(config.rules),
         time=config.bot_time(name),
     )
+
+
+async def _each(task: Callable[[int], Awaitable[None]], indices: Iterable[int]) -> None:
+    """Run `task` for each of `indices` at once; return when all are done."""
+    async with trio.open_nursery() as nursery:
+        for index in indices:
+            nursery.start_soon(task, index)
 
 
 class BotPool:
@@ -153,27 +160,62 @@ class BotPool:
         """A ready process (or TCP session) for `bot` to play the deal with seed `deal`,
         one that never played it, or None and why it could not start.
 
-        A game with several TCP seats takes them with one `acquire_tcp`."""
+        A game with several TCP seats takes them with one `acquire_tcp`, and its
+        process seats with one `acquire_all`."""
         if bot.tcp:
             return (await self.acquire_tcp([bot]))[0]
+        return (await self.acquire_all([bot], deal))[0]
+
+    async def acquire_all(
+        self, bots: Sequence[BotEntry], deal: int
+    ) -> list[tuple[BotProcess | None, str]]:
+        """`acquire` for the process seats of one game (no TCP bot among them), all at
+        once: kept processes are pinged together and fresh ones started and greeted
+        together, so a game starts in about the time of its slowest bot, not the sum."""
         if self.closed:
-            return None, "the league was ended"
+            return [(None, "the league was ended")] * len(bots)
+        got: list[tuple[BotProcess | None, str] | None] = [None] * len(bots)
+
+        async def reuse(index: int) -> None:
+            proc = await self._reuse(bots[index], deal)
+            if proc is not None:
+                got[index] = (proc, "")
+
+        await _each(reuse, range(len(bots)))
+        # Named in seat order before any starts, so stderr files number as seats do.
+        paths = {i: self._stderr_path(bot.name) for i, bot in enumerate(bots) if not got[i]}
+
+        async def start(index: int) -> None:
+            got[index] = await self._start(bots[index], deal, paths[index])
+
+        await _each(start, paths)
+        return [item if item is not None else (None, "not started") for item in got]
+
+    async def _reuse(self, bot: BotEntry, deal: int) -> BotProcess | None:
+        """A kept process of `bot` that never played `deal` and answers a ping; None
+        when there is none (those that do not answer are ended)."""
         idle = self.idle[bot.name]
         while True:
             fresh = [p for p in idle if deal not in self.deals[p]]
             if not fresh:
-                break
+                return None
             proc = fresh[-1]  # the most recently used: the others may be ended first
             idle.remove(proc)
             if await self._answers(proc, bot.name):
                 self.deals[proc].add(deal)
-                return proc, ""
+                return proc
             await self._end(proc)
+
+    def _stderr_path(self, name: str) -> Path:
         self.started += 1
-        path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
+        path = self.stderr_dir / f"{name}-{self.started}.stderr"
         while path.exists():  # a resumed league keeps the stderr of the earlier run
             self.started += 1
-            path = self.stderr_dir / f"{bot.name}-{self.started}.stderr"
+            path = self.stderr_dir / f"{name}-{self.started}.stderr"
+        return path
+
+    async def _start(self, bot: BotEntry, deal: int, path: Path) -> tuple[BotProcess | None, str]:
+        """A fresh process of `bot`, greeted, for the deal `deal`; None and why not."""
         spec = bot.spec
         if spec.sandbox == "bwrap":
             spec = dataclasses.replace(spec, hidden=(*spec.hidden, *self.hidden))

@@ -17,6 +17,8 @@ MODE (the first argument) adds one misbehaviour:
   play         none
   forfeit:N    answers the first turn of its Nth game (from 1) with an illegal index
   kill-keeper  kills its keeper (its parent) with SIGKILL at its first turn
+  kill-keepers kills its keeper's parent (the referee's keeper) with SIGKILL at its
+               first turn, then plays on
 """
 
 import os
@@ -83,6 +85,9 @@ def on_turn(turn: Msg) -> Msg:
     if mode == "kill-keeper":
         os.kill(os.getppid(), signal.SIGKILL)
         time.sleep(10)  # PR_SET_PDEATHSIG ends the bot with its keeper
+    if mode == "kill-keepers" and first_turn and games == 1:
+        with open(f"/proc/{os.getppid()}/stat", "rb") as f:
+            os.kill(int(f.read().rsplit(b")", 1)[1].split()[1]), signal.SIGKILL)
     illegal = mode == f"forfeit:{games}" and first_turn
     first_turn = False
     return move(turn, len(turn["legal"])) if illegal else move(turn)

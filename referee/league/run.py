@@ -26,11 +26,12 @@ from ..outputs import ready_folder
 from .config import LeagueConfig
 from .game import play_scheduled
 from .ledger import Ledger, Record
-from .output import head_table, natural_width, print_table, write_files
+from .output import print_standings as print_standings  # where the commands look for it
+from .output import print_table, write_files
 from .pool import BotPool, TcpBots
 from .progress import Display
 from .schedule import Scheduled, schedule
-from .standings import Standings, compute
+from .standings import Standings
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from .cluster import Cluster
@@ -96,13 +97,13 @@ async def run_league(
             send.send_nowait(g)
         send.close()
         with display:
-            update = partial(_update, display, ledger, names, report_every)
+            keep = partial(_keep, display, ledger, names, report_every, on_record)
             async with trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
                         if cluster is not None and blob is not None and remote:
-                            deliver = partial(_deliver, logs, stderr_dir, ledger, update, on_record)
+                            deliver = partial(_deliver, logs, stderr_dir, ledger, keep)
 
                             def notice(text: str) -> None:
                                 if quiet:
@@ -121,9 +122,7 @@ async def run_league(
                                 pool,
                                 logs,
                                 key,
-                                ledger,
-                                update,
-                                on_record,
+                                keep,
                             )
                         receive.close()
                 finally:
@@ -131,7 +130,7 @@ async def run_league(
                     if server is not None:
                         await server.close()
                     procs.cancel_scope.cancel()
-        standings = compute(names, ledger.records(), ledger.sandbox())
+        standings = ledger.standings(names, history=True)  # the stored totals: no recount
         write_files(standings, out, f"{config.name}: standings")
         return standings
     finally:
@@ -144,18 +143,11 @@ async def _worker(
     pool: BotPool,
     logs: Path,
     key: bytes,
-    ledger: Ledger,
-    update: Callable[[Record], Awaitable[None]],
-    on_record: Callable[[Record], None] | None,
+    keep: Callable[[Record, str | None], Awaitable[None]],
 ) -> None:
     async with receive:
         async for game in receive:
-            record = await play_scheduled(config, game, pool, logs, key)
-            # The commit syncs to disk: in a thread, while the other games play on.
-            if await ledger.in_thread(ledger.record, record):
-                if on_record is not None:
-                    on_record(record)
-                await update(record)
+            await keep(await play_scheduled(config, game, pool, logs, key), None)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -168,8 +160,7 @@ async def _deliver(
     logs: Path,
     stderr_dir: Path,
     ledger: Ledger,
-    update: Callable[[Record], Awaitable[None]],
-    on_record: Callable[[Record], None] | None,
+    keep: Callable[[Record, str | None], Awaitable[None]],
     game: Scheduled,
     done: Done,
 ) -> None:
@@ -182,11 +173,7 @@ async def _deliver(
         return
     log_path = logs / f"{game.game_id}.jsonl"
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
-    record = dataclasses.replace(done.record, log_path=str(log_path))
-    if await ledger.in_thread(ledger.record, record, done.worker):
-        if on_record is not None:
-            on_record(record)
-        await update(record)
+    await keep(dataclasses.replace(done.record, log_path=str(log_path)), done.worker)
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
@@ -206,39 +193,33 @@ def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
             handle.write(piece.data)
 
 
-async def _update(
-    display: Display, ledger: Ledger, names: list[str], report_every: int, record: Record
+async def _keep(
+    display: Display,
+    ledger: Ledger,
+    names: list[str],
+    report_every: int,
+    on_record: Callable[[Record], None] | None,
+    record: Record,
+    worker: str | None,
 ) -> None:
-    """Show a newly recorded game; every `report_every` games, the standings so far."""
+    """Record a finished game and show it; every `report_every` games, the standings so far.
+
+    The commit syncs to disk: in a thread, while the other games play on. The
+    standings are read from the ledger's totals in the same turn, so they hold
+    exactly the games recorded by then."""
+
+    def commit() -> tuple[bool, Standings | None]:
+        if not ledger.record(record, worker):
+            return False, None
+        due = report_every and ledger.count() % report_every == 0
+        return True, ledger.standings(names) if due else None
+
+    recorded, report = await ledger.in_thread(commit)
+    if not recorded:
+        return
+    if on_record is not None:
+        on_record(record)
     display.finished(record)
-    done = display.counters.done
-    if report_every and done % report_every == 0:
-        # The full standings, whose cost grows with the league, in threads while the games
-        # play on; of exactly the games counted now, though more may be recorded meanwhile.
-        counted = frozenset(display.counters.recorded)
-        records = [r for r in await ledger.in_thread(ledger.records) if r.idx in counted]
-        standings = await trio.to_thread.run_sync(compute, names, records)
-        print_table(
-            display.console, standings, f"{display.title}: after {done} games", explain=False
-        )
-
-
-def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables with the legend, and whether the bots ran in the sandbox."""
-    print_table(console, standings, title, explain=True)
-    head = head_table(standings)
-    if natural_width(head) <= console.width:
-        console.print(head)
-    else:  # a wrapped head-to-head table cannot be read
-        console.print(
-            f"head to head: too wide for {console.width} columns (it is in standings.md)",
-            style="dim",
-        )
-    if standings.sandbox is not None:
-        bare = bool(standings.sandbox.unsandboxed)
-        console.print(
-            standings.sandbox.line(),
-            style="bold yellow" if bare else None,
-            markup=False,  # it names bots
-            highlight=False,
-        )
+    if report is not None:
+        title = f"{display.title}: after {report.games} games"
+        print_table(display.console, report, title, explain=False)

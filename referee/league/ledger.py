@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
 
-import trio
-
 from . import tally
 
 if TYPE_CHECKING:
+    import trio
+
     from .standings import Standings
 
 T = TypeVar("T")
@@ -139,7 +139,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._turn = trio.Lock()  # one user of the connection at a time (see in_thread)
+        self._turn: trio.Lock | None = None  # one user of the connection at a time (in_thread)
         try:
             # Used from worker threads, never two at once.
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -158,6 +158,10 @@ class Ledger:
     async def in_thread(self, work: Callable[[Unpack[Ts]], T], *args: *Ts) -> T:
         """`work(*args)` (this ledger's methods) in a worker thread, after the calls
         before it; once started it runs to its end even if the caller is cancelled."""
+        import trio  # here: `referee standings`, which never needs it, starts faster
+
+        if self._turn is None:
+            self._turn = trio.Lock()
         async with self._turn:
             return await trio.to_thread.run_sync(work, *args, abandon_on_cancel=False)
 

@@ -272,7 +272,7 @@ class Ledger:
 
     def count(self) -> int:
         """How many games are recorded."""
-        return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return tally.count(self.db)
 
     def placements(self) -> dict[int, str]:
         """The cluster worker of each game played on a cluster, by schedule index."""

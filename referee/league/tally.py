@@ -8,7 +8,8 @@ Two kinds of totals, per record and generic (any format that records games):
 - Sums of integers, the same in any order: each bot's points and games per
   duplicate unit (`tally_units`, for the interval over units, kept in the order a
   unit first appeared), its faults and notices by kind (`tally_kinds`, in the order
-  a kind first appeared, as the JSON lists them) and head to head (`tally_head`).
+  a kind first appeared, as the JSON lists them), head to head (`tally_head`) and
+  the number of games (`tally_count`).
   A game adds to them with an upsert.
 - What depends on the order of the games: openskill ratings (one game after the
   other), the floating-point sums of wins and latencies, and the history the chart
@@ -64,6 +65,10 @@ CREATE TABLE IF NOT EXISTS tally_kinds (
     n INTEGER NOT NULL,
     PRIMARY KEY (name, what, kind)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tally_count (
+    one INTEGER PRIMARY KEY CHECK (one = 0),
+    games INTEGER NOT NULL  -- COUNT(*) of games would read every page of that table
+);
 CREATE TABLE IF NOT EXISTS tally_head (
     a TEXT NOT NULL,
     b TEXT NOT NULL,
@@ -85,6 +90,7 @@ _SCALARS = (
     "mu",
     "sigma",
 )
+TABLES = ("tally_steps", "tally_units", "tally_kinds", "tally_count", "tally_head")
 _OUTCOME = ("seats", "scores", "ranks", "forfeited", "latency_mean", "latency_max")
 _END = 2**62  # past every schedule index
 
@@ -96,9 +102,11 @@ class Counts:
     units: dict[tuple[str, int], list[int]] = field(default_factory=dict)  # first, points, n
     kinds: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)  # first, pos, n
     head: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # ahead, met
+    games: int = 0
 
     def add(self, rec: Record) -> None:
         """Count one game."""
+        self.games += 1
         for seat, name in enumerate(rec.seats):
             unit = self.units.setdefault((name, rec.unit), [rec.idx, 0, 0])
             unit[0] = min(unit[0], rec.idx)
@@ -117,6 +125,11 @@ class Counts:
 
     def write(self, db: sqlite3.Connection) -> None:
         """Add these totals to the stored ones."""
+        db.execute(
+            "INSERT INTO tally_count VALUES (0, ?) ON CONFLICT (one) DO UPDATE"
+            " SET games = games + excluded.games",
+            (self.games,),
+        )
         db.executemany(
             "INSERT INTO tally_units VALUES (?, ?, ?, ?, ?) ON CONFLICT (name, unit) DO UPDATE"
             " SET first_idx = MIN(first_idx, excluded.first_idx),"
@@ -191,7 +204,7 @@ def convert(db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         if _ready(db):  # another process converted it meanwhile
             return
-        for table in ("tally_steps", "tally_units", "tally_kinds", "tally_head"):
+        for table in TABLES:
             db.execute(f"DELETE FROM {table}")  # fixed names, not input
         counts = Counts()
         for rec in _all_records(db):
@@ -212,6 +225,12 @@ def _all_records(db: sqlite3.Connection) -> Iterable[Record]:
     return read_records(db)
 
 
+def count(db: sqlite3.Connection) -> int:
+    """How many games are recorded."""
+    row = db.execute("SELECT games FROM tally_count").fetchone()
+    return 0 if row is None else int(row[0])
+
+
 def standings(
     db: sqlite3.Connection,
     names: list[str],
@@ -224,7 +243,7 @@ def standings(
     and bot) is read only when asked."""
     db.execute("BEGIN")
     try:
-        games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        games = count(db)
         table = {n: _last_step(db, n) for n in names}
         for name, unit, points, n in db.execute(
             "SELECT name, unit, points, games FROM tally_units ORDER BY name, first_idx"

@@ -6,7 +6,7 @@ The ledger is filled with synthetic games of a league of six bots at tables of f
 bulk (`Ledger.record_many`, the same rows and running totals as recording them one
 by one), the last 200 through `Ledger.record`, the path a league takes (its commit
 synced to disk), in windows of 8 shuffled as games that finish out of order.
-Run: python bench/bench_standings.py [--quick] [--sizes 10000,50000] [--skip-full]
+Run: python bench/bench_standings.py [--quick] [--sizes 10000,50000] [--skip-full] [--out DIR]
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes 1000,5000,10000")
     parser.add_argument("--skip-full", action="store_true", help="no full computation")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command")
+    parser.add_argument("--out", type=Path, help="build the ledger here (a new folder) and keep it")
     args = parser.parse_args()
     sizes = [1000, 5000, 10000] if args.quick else [int(x) for x in args.sizes.split(",")]
     if sorted(sizes) != sizes or sizes[0] <= LAST:
@@ -142,8 +143,11 @@ def main() -> None:
     floor, floor_cpu = run_command([sys.executable, "-c", "import referee.cli"], args.repeat)
     print(f"start-up floor (python -c 'import referee.cli'): {floor:.3f} s, CPU {floor_cpu:.3f} s")
     rows: list[tuple[Any, ...]] = []
+    if args.out is not None and args.out.exists():
+        parser.error(f"--out {args.out}: already there; give a new folder")
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
+        out = args.out or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
         ledger = Ledger(out / "league.db")
         ledger.db.execute(
             "INSERT INTO meta VALUES ('name', 'bench'), ('bots', ?)", (json.dumps(BOTS),)

@@ -13,7 +13,7 @@ totals as it records each game (`Ledger.standings` reads them in constant time);
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from .stats import t_quantile
@@ -101,9 +101,13 @@ class Standings:
         """A plain, JSON-ready form."""
         out = []
         for b in self.bots:
-            row = asdict(b)
-            row.pop("units")
-            row.pop("history")
+            # Not asdict, which would copy the units and the history (they grow with the
+            # league) only for them to be dropped.
+            row: dict[str, Any] = {
+                f.name: dict(v) if isinstance(v := getattr(b, f.name), dict) else v
+                for f in fields(b)
+                if f.name not in ("units", "history")
+            }
             row.update(
                 avg_rank=round(b.avg_rank, 4),
                 mean_points=round(b.mean_points, 4),

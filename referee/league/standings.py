@@ -111,7 +111,7 @@ class Standings:
             row.update(
                 avg_rank=round(b.avg_rank, 4),
                 mean_points=round(b.mean_points, 4),
-                ci95=None if math.isinf(b.ci95) else round(b.ci95, 4),
+                ci95=None if math.isinf(ci95 := b.ci95) else round(ci95, 4),
                 rating=round(b.rating, 4),
                 latency_mean=round(b.latency_mean, 3),
             )

@@ -16,7 +16,8 @@ Two kinds of totals, per record and generic (any format that records games):
   draws. `tally_steps` holds, for each game and seat, that bot's totals after the
   game in schedule order. A game recorded after games later in the schedule (jobs
   finish out of order, a resumed league fills its gaps) replays the steps from its
-  own index on, starting from each bot's last step before it: a few games usually.
+  own index on, starting from each bot's last step before it: a few games usually;
+  past `REPLAY_NOW` games the replay is left to the next read of the standings.
 
 Both are made by the functions the full computation (`standings.compute`) uses, so
 the two agree to the last bit. A ledger written before the totals were kept gets
@@ -93,6 +94,9 @@ _SCALARS = (
 TABLES = ("tally_steps", "tally_units", "tally_kinds", "tally_count", "tally_head")
 _OUTCOME = ("seats", "scores", "ranks", "forfeited", "latency_mean", "latency_max")
 _END = 2**62  # past every schedule index
+# A game recorded before more than this many games later in the schedule leaves
+# their replay to the next read of the standings (a game far behind, say).
+REPLAY_NOW = 500
 
 
 @dataclass
@@ -159,8 +163,39 @@ def add(db: sqlite3.Connection, records: Iterable[Record]) -> None:
         counts.add(rec)
         start = min(start, rec.idx)
     counts.write(db)
-    if start != _END:
-        replay(db, start)
+    if start == _END:
+        return
+    behind = _behind(db)
+    if behind is None:
+        too_many = db.execute(  # is there a game past the first REPLAY_NOW + 1 from start?
+            "SELECT 1 FROM games WHERE idx >= ? ORDER BY idx LIMIT 1 OFFSET ?",
+            (start, REPLAY_NOW + 1),
+        ).fetchone()
+        if too_many is None:
+            replay(db, start)
+            return
+    # Too many games to replay while the league waits on this commit: done by the next
+    # read of the standings, from the earliest such game (the steps after it are stale).
+    start = start if behind is None else min(start, behind)
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('tallies_behind', ?)", (str(start),))
+
+
+def _behind(db: sqlite3.Connection) -> int | None:
+    """Where the steps stop being right, if a replay was put off (see `add`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'tallies_behind'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def catch_up(db: sqlite3.Connection) -> None:
+    """Do a replay that `add` put off, in a transaction of its own."""
+    if _behind(db) is None:
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        behind = _behind(db)  # another connection may have done it meanwhile
+        if behind is not None:
+            replay(db, behind)
+            db.execute("DELETE FROM meta WHERE key = 'tallies_behind'")
 
 
 def replay(db: sqlite3.Connection, start: int) -> None:
@@ -211,6 +246,7 @@ def convert(db: sqlite3.Connection) -> None:
             counts.add(rec)
         counts.write(db)
         replay(db, 0)
+        db.execute("DELETE FROM meta WHERE key = 'tallies_behind'")
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tallies', ?)", (VERSION,))
 
 
@@ -241,6 +277,7 @@ def standings(
     """The standings of `names` from the stored totals, in one read transaction: the
     same as `compute` over every record. `history` (the chart's, one point per game
     and bot) is read only when asked."""
+    catch_up(db)
     db.execute("BEGIN")
     try:
         games = count(db)

@@ -74,6 +74,7 @@ test: lint typecheck system-deps
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_match.py
+	$(BIN)/python bench/bench_standings.py
 	$(BIN)/python bench/bench_lag.py
 	$(BIN)/python bench/bench_league.py
 	$(BIN)/python bench/bench_sandbox.py

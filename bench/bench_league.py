@@ -97,10 +97,11 @@ def run_one(label: str, config: Any, jobs: int) -> Figures:
 
     import referee.league.run as run_mod
     from referee.league.ledger import Ledger
+    from referee.league.progress import Display
 
     probe = Probe()
     play = run_mod.play_scheduled
-    update = run_mod._update
+    finished = Display.finished  # the progress update of each recorded game
 
     async def counted_play(*args: Any, **kwargs: Any) -> Any:
         probe.running += 1
@@ -111,10 +112,10 @@ def run_one(label: str, config: Any, jobs: int) -> Figures:
         finally:
             probe.running -= 1
 
-    async def timed_update(*args: Any, **kwargs: Any) -> None:
+    def timed_update(self: Any, record: Any) -> None:
         started = time.perf_counter()
         try:
-            await update(*args, **kwargs)
+            finished(self, record)
         finally:
             spent = time.perf_counter() - started
             probe.update_s += spent
@@ -127,14 +128,14 @@ def run_one(label: str, config: Any, jobs: int) -> Figures:
         )
 
     run_mod.play_scheduled = counted_play
-    run_mod._update = timed_update
+    Display.finished = timed_update  # type: ignore[method-assign]
     try:
         cpu0, wall0 = time.process_time(), time.perf_counter()
         trio.run(go)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     finally:
         run_mod.play_scheduled = play
-        run_mod._update = update
+        Display.finished = finished  # type: ignore[method-assign]
     ledger = Ledger(config.out / "league.db")
     try:
         records = ledger.records()

@@ -1,4 +1,5 @@
-"""`referee standings`: a league's standings again, from its database."""
+"""`referee standings`: a league's standings again, from its database (the running
+totals it keeps, so the time does not grow with the league)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     from pathlib import Path
 
     from ..league.ledger import Ledger, LedgerError
-    from ..league.run import print_standings
-    from ..league.standings import compute
+    from ..league.output import print_standings  # not run: less to import
 
     db = Path(out_dir) / "league.db"
     if not db.is_file():
@@ -29,7 +29,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     try:
         meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
         names = jsonlib.loads(meta.get("bots", "[]"))
-        standings = compute(names, ledger.records(), ledger.sandbox())
+        standings = ledger.standings(names)
     finally:
         ledger.close()
     if as_json:

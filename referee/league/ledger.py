@@ -9,6 +9,8 @@ the league starts, so a resumed league plays the deals it would have played.
 How each bot was sandboxed is kept too, so that the standings can say so.
 Notices (stale replies, which the protocol ignores) are kept apart from faults,
 so no fault table counts them; a ledger from before they were is moved over once.
+The standings' running totals are kept beside the games and updated in the same
+transaction (see `tally`), so reading the standings does not grow with the league.
 
 A commit with a full sync takes milliseconds, which an event loop playing games
 must not lose: while a league runs, `in_thread` does the ledger's work in a
@@ -24,9 +26,14 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, TypeVarTuple, Unpack
+from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
 
-import trio
+from . import tally
+
+if TYPE_CHECKING:
+    import trio
+
+    from .standings import Standings
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -132,14 +139,15 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._turn = trio.Lock()  # one user of the connection at a time (see in_thread)
+        self._turn: trio.Lock | None = None  # one user of the connection at a time (in_thread)
         try:
             # Used from worker threads, never two at once.
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
+            self.db.executescript(SCHEMA + tally.SCHEMA)
             _add_notices(self.db)
+            tally.convert(self.db)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot use the database: {exc}") from None
 
@@ -150,6 +158,10 @@ class Ledger:
     async def in_thread(self, work: Callable[[Unpack[Ts]], T], *args: *Ts) -> T:
         """`work(*args)` (this ledger's methods) in a worker thread, after the calls
         before it; once started it runs to its end even if the caller is cancelled."""
+        import trio  # here: `referee standings`, which never needs it, starts faster
+
+        if self._turn is None:
+            self._turn = trio.Lock()
         async with self._turn:
             return await trio.to_thread.run_sync(work, *args, abandon_on_cancel=False)
 
@@ -227,21 +239,40 @@ class Ledger:
         return {r[0] for r in self.db.execute("SELECT idx FROM games")}
 
     def record(self, rec: Record, worker: str | None = None) -> bool:
-        """Insert one finished game in its own transaction; False if it was already there.
+        """Insert one finished game and add it to the standings' totals, in its own
+        transaction; False if it was already there.
 
         `worker`: the cluster worker that played it, kept in `placements`."""
-        names = list(Record.__dataclass_fields__)
-        values = [_column(name, getattr(rec, name)) for name in names]
-        marks = ",".join("?" * len(values))
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute(f"INSERT INTO games ({','.join(names)}) VALUES ({marks})", values)
+                self.db.execute(_INSERT, _row(rec))
                 if worker is not None:
                     self.db.execute("INSERT INTO placements VALUES (?, ?)", (rec.idx, worker))
+                tally.add(self.db, [rec])
         except sqlite3.IntegrityError:
             return False
         return True
+
+    def record_many(self, records: list[Record]) -> None:
+        """Insert many new games at once, in one transaction (a benchmark's synthetic
+        league; `record` is the path a league takes): the same rows and totals as
+        recording them one by one. Raises sqlite3.IntegrityError, inserting none, if
+        one of them is there already."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany(_INSERT, [_row(rec) for rec in records])
+            tally.add(self.db, records)
+
+    def standings(self, names: list[str], *, history: bool = False) -> Standings:
+        """The standings from the stored totals, the same as `standings.compute` over
+        every record; `history` (the chart's) only when asked, as it grows with the
+        league."""
+        return tally.standings(self.db, names, self.sandbox(), history=history)
+
+    def count(self) -> int:
+        """How many games are recorded."""
+        return tally.count(self.db)
 
     def placements(self) -> dict[int, str]:
         """The cluster worker of each game played on a cluster, by schedule index."""
@@ -249,15 +280,29 @@ class Ledger:
 
     def records(self) -> list[Record]:
         """Every recorded game, in schedule order."""
-        names = list(Record.__dataclass_fields__)
-        out = []
-        for row in self.db.execute(f"SELECT {','.join(names)} FROM games ORDER BY idx"):
-            data = dict(zip(names, row, strict=True))
-            for name in _JSON_FIELDS:
-                data[name] = json.loads(data[name])
-            data["seed"] = int(data["seed"])
-            out.append(Record(**data))
-        return out
+        return read_records(self.db)
+
+
+def read_records(db: sqlite3.Connection) -> list[Record]:
+    """Every game recorded in `db`, in schedule order."""
+    names = list(Record.__dataclass_fields__)
+    out = []
+    for row in db.execute(f"SELECT {','.join(names)} FROM games ORDER BY idx"):
+        data = dict(zip(names, row, strict=True))
+        for name in _JSON_FIELDS:
+            data[name] = json.loads(data[name])
+        data["seed"] = int(data["seed"])
+        out.append(Record(**data))
+    return out
+
+
+_FIELDS = list(Record.__dataclass_fields__)
+_INSERT = f"INSERT INTO games ({','.join(_FIELDS)}) VALUES ({','.join('?' * len(_FIELDS))})"
+
+
+def _row(rec: Record) -> list[Any]:
+    """A record as its row of `games`."""
+    return [_column(name, getattr(rec, name)) for name in _FIELDS]
 
 
 def _add_notices(db: sqlite3.Connection) -> None:

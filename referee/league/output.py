@@ -6,7 +6,7 @@ and what it means (the legend).
 A terminal table keeps one line per bot and every bot's whole name: when the full
 table is wider than the terminal, the headers are shortened and the least important
 columns left out until it fits; the files always hold every column. Also here: the
-head-to-head table, the files and the rating chart.
+head-to-head table, the final print with its legend, the files and the rating chart.
 """
 
 from __future__ import annotations
@@ -356,3 +356,24 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def print_standings(console: Console, standings: Standings, title: str) -> None:
+    """The final tables with the legend, and whether the bots ran in the sandbox."""
+    print_table(console, standings, title, explain=True)
+    head = head_table(standings)
+    if natural_width(head) <= console.width:
+        console.print(head)
+    else:  # a wrapped head-to-head table cannot be read
+        console.print(
+            f"head to head: too wide for {console.width} columns (it is in standings.md)",
+            style="dim",
+        )
+    if standings.sandbox is not None:
+        bare = bool(standings.sandbox.unsandboxed)
+        console.print(
+            standings.sandbox.line(),
+            style="bold yellow" if bare else None,
+            markup=False,  # it names bots
+            highlight=False,
+        )

@@ -34,7 +34,8 @@ from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, Lines, final_lines, json_result
 from .ledger import Ledger, Record
-from .output import head_table, natural_width, print_table, write_files
+from .output import print_standings as print_standings  # where the commands look for it
+from .output import print_table, write_files
 from .pool import BotPool, TcpBots
 from .progress import Display
 from .schedule import Scheduled, games, schedule
@@ -127,11 +128,11 @@ async def run_league(
         send, receive = trio.open_memory_channel[Scheduled](0)
         stop = trio.CancelScope()  # a match's test has decided
         with display:
-            shown = partial(_update, display, ledger, names, report_every)
+            keep = partial(_keep, display, ledger, names, report_every, on_record)
 
-            async def update(record: Record) -> None:
-                await shown(record)
-                if judge is not None and await judge.add(record):
+            async def update(record: Record, worker: str | None) -> None:
+                recorded = await keep(record, worker)
+                if recorded and judge is not None and await judge.add(record):
                     stop.cancel()  # the games in play are abandoned, never counted
 
             async with trio.open_nursery() as procs:
@@ -140,9 +141,7 @@ async def run_league(
                     with stop:
                         async with trio.open_nursery() as workers:
                             if cluster is not None and blob is not None:
-                                deliver = partial(
-                                    _deliver, logs, stderr_dir, ledger, update, on_record
-                                )
+                                deliver = partial(_deliver, logs, stderr_dir, ledger, update)
 
                                 def notice(text: str) -> None:
                                     if quiet:
@@ -155,15 +154,7 @@ async def run_league(
                                 )
                             for _ in range(jobs):
                                 workers.start_soon(
-                                    _worker,
-                                    config,
-                                    receive.clone(),
-                                    pool,
-                                    logs,
-                                    key,
-                                    ledger,
-                                    update,
-                                    on_record,
+                                    _worker, config, receive.clone(), pool, logs, key, update
                                 )
                             receive.close()
                             async with send:  # the games, in schedule order, as taken
@@ -174,14 +165,16 @@ async def run_league(
                     if server is not None:
                         await server.close()
                     procs.cancel_scope.cancel()
-        records = ledger.records()
-        if judge is not None:  # the standings of the units the test counted
-            records = [r for r in records if r.unit < judge.counted]
-        standings = compute(names, records, ledger.sandbox())
         if judge is not None and config.match is not None:
+            # The standings of the units the test counted: not the stored totals, which
+            # also hold the games of units after the one that decided.
+            counted = [r for r in ledger.records() if r.unit < judge.counted]
+            standings = compute(names, counted, ledger.sandbox())
             match = config.match
             standings.match = {"new": match.new, "base": match.base}
             standings.match.update(json_result(judge.summary()))
+        else:
+            standings = ledger.standings(names, history=True)  # the stored totals: no recount
         if files:
             write_files(standings, out, f"{config.name}: standings")
         return standings
@@ -211,18 +204,11 @@ async def _worker(
     pool: BotPool,
     logs: Path,
     key: bytes,
-    ledger: Ledger,
-    update: Callable[[Record], Awaitable[None]],
-    on_record: Callable[[Record], None] | None,
+    keep: Callable[[Record, str | None], Awaitable[object]],
 ) -> None:
     async with receive:
         async for game in receive:
-            record = await play_scheduled(config, game, pool, logs, key)
-            # The commit syncs to disk: in a thread, while the other games play on.
-            if await ledger.in_thread(ledger.record, record):
-                if on_record is not None:
-                    on_record(record)
-                await update(record)
+            await keep(await play_scheduled(config, game, pool, logs, key), None)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -235,8 +221,7 @@ async def _deliver(
     logs: Path,
     stderr_dir: Path,
     ledger: Ledger,
-    update: Callable[[Record], Awaitable[None]],
-    on_record: Callable[[Record], None] | None,
+    keep: Callable[[Record, str | None], Awaitable[object]],
     game: Scheduled,
     done: Done,
 ) -> None:
@@ -249,11 +234,7 @@ async def _deliver(
         return
     log_path = logs / f"{game.game_id}{log_suffix(done.log)}"
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
-    record = dataclasses.replace(done.record, log_path=str(log_path))
-    if await ledger.in_thread(ledger.record, record, done.worker):
-        if on_record is not None:
-            on_record(record)
-        await update(record)
+    await keep(dataclasses.replace(done.record, log_path=str(log_path)), done.worker)
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
@@ -273,21 +254,38 @@ def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
             handle.write(piece.data)
 
 
-async def _update(
-    display: Display, ledger: Ledger, names: list[str], report_every: int, record: Record
-) -> None:
-    """Show a newly recorded game; every `report_every` games, the standings so far."""
+async def _keep(
+    display: Display,
+    ledger: Ledger,
+    names: list[str],
+    report_every: int,
+    on_record: Callable[[Record], None] | None,
+    record: Record,
+    worker: str | None,
+) -> bool:
+    """Record a finished game and show it; every `report_every` games, the standings so far.
+    False when the ledger already held it (a cluster's late duplicate).
+
+    The commit syncs to disk: in a thread, while the other games play on. The
+    standings are read from the ledger's totals in the same turn, so they hold
+    exactly the games recorded by then."""
+
+    def commit() -> tuple[bool, Standings | None]:
+        if not ledger.record(record, worker):
+            return False, None
+        due = report_every and ledger.count() % report_every == 0
+        return True, ledger.standings(names) if due else None
+
+    recorded, report = await ledger.in_thread(commit)
+    if not recorded:
+        return False
+    if on_record is not None:
+        on_record(record)
     display.finished(record)
-    done = display.counters.done
-    if report_every and done % report_every == 0:
-        # The full standings, whose cost grows with the league, in threads while the games
-        # play on; of exactly the games counted now, though more may be recorded meanwhile.
-        counted = frozenset(display.counters.recorded)
-        records = [r for r in await ledger.in_thread(ledger.records) if r.idx in counted]
-        standings = await trio.to_thread.run_sync(compute, names, records)
-        print_table(
-            display.console, standings, f"{display.title}: after {done} games", explain=False
-        )
+    if report is not None:
+        title = f"{display.title}: after {report.games} games"
+        print_table(display.console, report, title, explain=False)
+    return True
 
 
 def print_outcome(
@@ -308,24 +306,3 @@ def print_outcome(
     for line in final_lines(judge.summary(), (config.match.new, config.match.base)):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     return 0 if judge.verdict is Verdict.H1 else 1
-
-
-def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables with the legend, and whether the bots ran in the sandbox."""
-    print_table(console, standings, title, explain=True)
-    head = head_table(standings)
-    if natural_width(head) <= console.width:
-        console.print(head)
-    else:  # a wrapped head-to-head table cannot be read
-        console.print(
-            f"head to head: too wide for {console.width} columns (it is in standings.md)",
-            style="dim",
-        )
-    if standings.sandbox is not None:
-        bare = bool(standings.sandbox.unsandboxed)
-        console.print(
-            standings.sandbox.line(),
-            style="bold yellow" if bare else None,
-            markup=False,  # it names bots
-            highlight=False,
-        )

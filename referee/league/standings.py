@@ -4,19 +4,26 @@ the chart are made in `output`).
 
 Everything is computed from the recorded games in schedule order, never in the
 order they finished, so the same seeds and deterministic bots give the same
-standings with one job or many, interrupted or not.
+standings with one job or many, interrupted or not. The ledger keeps the running
+totals as it records each game (`Ledger.standings` reads them in constant time);
+`compute` walks every record, and both add a game with the same functions here
+(`advance`, `count`, `meetings`), so they agree to the last bit.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
-from openskill.models import PlackettLuce
-
-from .ledger import Record, SandboxRecord
 from .stats import t_quantile
+
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
+
+    from .ledger import Record, SandboxRecord
+
+Rated = tuple[float, float]  # a bot's (mu, sigma)
 
 
 @dataclass
@@ -28,7 +35,7 @@ class BotStanding:
     wins: float = 0.0  # a shared first place counts 1/k
     rank_sum: int = 0
     points: int = 0
-    units: dict[int, list[int]] = field(default_factory=dict)
+    units: dict[int, tuple[int, int]] = field(default_factory=dict)  # unit -> (points, games)
     mu: float = 25.0
     sigma: float = 25.0 / 3
     faults: dict[str, int] = field(default_factory=dict)
@@ -57,7 +64,7 @@ class BotStanding:
         Each unit's mean points is one sample; with n of them the interval is Student's
         t with n - 1 degrees of freedom (a normal quantile, 1.96, would be 6.5 times too
         narrow with two units and a quarter too narrow with six)."""
-        means = [sum(v) / len(v) for v in self.units.values() if v]
+        means = [points / games for points, games in self.units.values()]
         n = len(means)
         if n < 2:
             return math.inf if self.games else 0.0
@@ -95,13 +102,17 @@ class Standings:
         """A plain, JSON-ready form."""
         out = []
         for b in self.bots:
-            row = asdict(b)
-            row.pop("units")
-            row.pop("history")
+            # Not asdict, which would copy the units and the history (they grow with the
+            # league) only for them to be dropped.
+            row: dict[str, Any] = {
+                f.name: dict(v) if isinstance(v := getattr(b, f.name), dict) else v
+                for f in fields(b)
+                if f.name not in ("units", "history")
+            }
             row.update(
                 avg_rank=round(b.avg_rank, 4),
                 mean_points=round(b.mean_points, 4),
-                ci95=None if math.isinf(b.ci95) else round(b.ci95, 4),
+                ci95=None if math.isinf(ci95 := b.ci95) else round(ci95, 4),
                 rating=round(b.rating, 4),
                 latency_mean=round(b.latency_mean, 3),
             )
@@ -114,53 +125,122 @@ class Standings:
         return shown
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What the running totals and the ratings need of one recorded game."""
+
+    idx: int
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    forfeited: list[bool]
+    latency_mean: list[float | None]
+    latency_max: list[float | None]
+
+    @classmethod
+    def of(cls, rec: Record) -> Outcome:
+        """A recorded game's outcome."""
+        return cls(
+            rec.idx,
+            rec.seats,
+            rec.scores,
+            rec.ranks,
+            rec.forfeited,
+            rec.latency_mean,
+            rec.latency_max,
+        )
+
+
+def rating_model() -> PlackettLuce:
+    """The ratings' model (imported here: reading stored standings needs no openskill)."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
+
+
+def advance(bots: dict[str, BotStanding], game: Outcome, model: PlackettLuce) -> list[Rated]:
+    """Add one game to its bots' running totals and ratings, which depend on the order of
+    the games (floating-point sums, and openskill updates one game after the other): the
+    games must come in schedule order. Returns each seat's (mu, sigma) after the game,
+    for the history. The same code serves the full computation and the ledger's stored
+    totals, so that both give the same numbers to the last bit."""
+    first = sum(1 for r in game.ranks if r == 1)
+    for s, name in enumerate(game.seats):
+        b = bots[name]
+        b.games += 1
+        b.rank_sum += game.ranks[s]
+        b.points += game.scores[s]
+        if game.ranks[s] == 1:
+            b.wins += 1 / first
+        if game.forfeited[s]:
+            b.forfeits += 1
+        mean, worst = game.latency_mean[s], game.latency_max[s]
+        if mean is not None and worst is not None:
+            b.latency_sum += mean
+            b.latency_n += 1
+            b.latency_worst = max(b.latency_worst, worst)
+    teams = [[model.rating(mu=bots[n].mu, sigma=bots[n].sigma, name=n)] for n in game.seats]
+    new = model.rate(teams, ranks=[float(r) for r in game.ranks])
+    after = []
+    for n, team in zip(game.seats, new, strict=True):
+        b = bots[n]
+        b.mu, b.sigma = team[0].mu, team[0].sigma
+        after.append((b.mu, b.sigma))
+    return after
+
+
+def count(bots: dict[str, BotStanding], rec: Record) -> None:
+    """Add one game's points per duplicate unit, faults and notices: sums of integers,
+    the same in any order (the ledger keeps them per bot and unit, or kind)."""
+    for s, name in enumerate(rec.seats):
+        points, games = bots[name].units.get(rec.unit, (0, 0))
+        bots[name].units[rec.unit] = (points + rec.scores[s], games + 1)
+    for fault in rec.faults:
+        b = bots[rec.seats[fault["seat"]]]
+        b.faults[fault["kind"]] = b.faults.get(fault["kind"], 0) + 1
+    for notice in rec.notices:
+        b = bots[rec.seats[notice["seat"]]]
+        b.notices[notice["kind"]] = b.notices.get(notice["kind"], 0) + 1
+
+
+def meetings(rec: Record) -> list[tuple[str, str, bool]]:
+    """Each ordered pair of bots that met in a game, and whether the first finished ahead."""
+    return [
+        (x, y, rec.ranks[i] < rec.ranks[j])
+        for i, x in enumerate(rec.seats)
+        for j, y in enumerate(rec.seats)
+        if x != y
+    ]
+
+
+def ranked(
+    bots: list[BotStanding],
+    head: dict[str, dict[str, tuple[int, int]]],
+    games: int,
+    sandbox: SandboxRecord | None,
+) -> Standings:
+    """The standings in their order: best rating first, then fewer points, then the name."""
+    order = sorted(bots, key=lambda b: (-b.rating, b.mean_points, b.name))
+    return Standings(order, head, games, sandbox)
+
+
 def compute(
     names: list[str], records: list[Record], sandbox: SandboxRecord | None = None
 ) -> Standings:
-    """Standings from recorded games, walked in schedule order; `sandbox` is passed on."""
-    model = PlackettLuce()
-    ratings = {n: model.rating(name=n) for n in names}
+    """Standings from recorded games, walked in schedule order; `sandbox` is passed on.
+
+    The full computation: the ledger keeps the same numbers as running totals
+    (`Ledger.standings`), and this is what they are checked against."""
+    model = rating_model()
     table = {n: BotStanding(name=n) for n in names}
     head: dict[str, dict[str, list[int]]] = {a: {b: [0, 0] for b in names if b != a} for a in names}
     for rec in sorted(records, key=lambda r: r.idx):
-        seats = rec.seats
-        first = sum(1 for r in rec.ranks if r == 1)
-        for s, name in enumerate(seats):
-            b = table[name]
-            b.games += 1
-            b.rank_sum += rec.ranks[s]
-            b.points += rec.scores[s]
-            b.units.setdefault(rec.unit, []).append(rec.scores[s])
-            if rec.ranks[s] == 1:
-                b.wins += 1 / first
-            if rec.forfeited[s]:
-                b.forfeits += 1
-            mean, worst = rec.latency_mean[s], rec.latency_max[s]
-            if mean is not None and worst is not None:
-                b.latency_sum += mean
-                b.latency_n += 1
-                b.latency_worst = max(b.latency_worst, worst)
-        for fault in rec.faults:
-            name = seats[fault["seat"]]
-            kind = fault["kind"]
-            table[name].faults[kind] = table[name].faults.get(kind, 0) + 1
-        for notice in rec.notices:
-            name = seats[notice["seat"]]
-            kind = notice["kind"]
-            table[name].notices[kind] = table[name].notices.get(kind, 0) + 1
-        for i, x in enumerate(seats):
-            for j, y in enumerate(seats):
-                if x != y:
-                    head[x][y][1] += 1
-                    if rec.ranks[i] < rec.ranks[j]:
-                        head[x][y][0] += 1
-        teams = [[ratings[n]] for n in seats]
-        new = model.rate(teams, ranks=[float(r) for r in rec.ranks])
-        for n, team in zip(seats, new, strict=True):
-            ratings[n] = team[0]
-            b = table[n]
-            b.mu, b.sigma = team[0].mu, team[0].sigma
-            b.history.append((rec.idx, b.rating, b.mean_points))
-    order = sorted(table.values(), key=lambda b: (-b.rating, b.mean_points, b.name))
+        count(table, rec)
+        for x, y, ahead in meetings(rec):
+            head[x][y][1] += 1
+            head[x][y][0] += ahead
+        after = advance(table, Outcome.of(rec), model)
+        for n, (mu, sigma) in zip(rec.seats, after, strict=True):
+            table[n].history.append((rec.idx, mu - 3 * sigma, table[n].mean_points))
     frozen = {a: {b: (v[0], v[1]) for b, v in row.items()} for a, row in head.items()}
-    return Standings(order, frozen, len(records), sandbox)
+    return ranked(list(table.values()), frozen, len(records), sandbox)

@@ -122,7 +122,7 @@ def test_confidence_intervals_over_duplicate_units_by_hand() -> None:
     assert t_quantile(0.975, 1) == pytest.approx(T1)
     bots = by_name(compute(NAMES, hand_records()))
     # a: unit means 10 and 40 -> sample variance 450, standard error sqrt(450 / 2) = 15.
-    assert bots["a"].units == {0: [10, 15, 5], 1: [40]}
+    assert bots["a"].units == {0: (30, 3), 1: (40, 1)}  # (points, games) per unit
     assert bots["a"].ci95 == pytest.approx(T1 * 15)
     # b: unit means 20 and 0 -> variance 200, standard error 10.
     assert bots["b"].ci95 == pytest.approx(T1 * 10)

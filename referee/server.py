@@ -49,6 +49,7 @@ from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
+    from .site.live import LiveSite
 
 log = logging.getLogger(__name__)
 
@@ -425,6 +426,7 @@ async def serve_league(
     report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
+    site: LiveSite | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port).
 
@@ -444,6 +446,7 @@ async def serve_league(
             report_every=report_every,
             server=server,
             cluster=cluster,
+            site=site,
         )
         nursery.cancel_scope.cancel()
     return standings

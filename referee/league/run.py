@@ -9,10 +9,12 @@ A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import os
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -33,6 +35,7 @@ from .schedule import Scheduled, schedule
 from .standings import Standings, compute
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
+    from ..site.live import LiveSite
     from .cluster import Cluster
     from .remote import Done
 
@@ -50,12 +53,15 @@ async def run_league(
     on_record: Callable[[Record], None] | None = None,
     server: TcpBots | None = None,
     cluster: Cluster | None = None,
+    site: LiveSite | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
     TCP bots come from `server` (see `referee.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
-    `jobs` is the number of games with a TCP seat played here at once."""
+    `jobs` is the number of games with a TCP seat played here at once. With a
+    `site`, the results site is refreshed every `site.every` games in the background
+    and built at the end (`referee.site.live`)."""
     lag.ensure_running()  # the games' clocks leave out this loop's own stalls
     blob = None
     if cluster is not None:
@@ -82,6 +88,13 @@ async def run_league(
         ledger.note_sandbox(modes, config.sandbox_note)
         key = ledger.bot_seed_key(config.bot_seed_key)
         games = schedule(config, ledger.deal_key(config.deal_key))
+        # For the results site: the progress, and when a deal's games are all played
+        # (its hands are then no longer a secret of the games still to come).
+        unit_games = max(Counter(g.unit for g in games).values(), default=1)
+        ledger.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('scheduled', ?), ('unit_games', ?)",
+            (str(len(games)), str(unit_games)),
+        )
         done = ledger.done()
         todo = [g for g in games if g.index not in done]
         remote: list[Scheduled] = []
@@ -95,9 +108,12 @@ async def run_league(
         for g in todo:
             send.send_nowait(g)
         send.close()
+        if site is not None and not quiet:
+            site.notice = display.notice
         with display:
-            update = partial(_update, display, ledger, names, report_every)
-            async with trio.open_nursery() as procs:
+            update = partial(_update, display, ledger, names, report_every, site)
+            refreshing = site.running() if site is not None else contextlib.nullcontext()
+            async with refreshing, trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     async with trio.open_nursery() as workers:
@@ -133,6 +149,8 @@ async def run_league(
                     procs.cancel_scope.cancel()
         standings = compute(names, ledger.records(), ledger.sandbox())
         write_files(standings, out, f"{config.name}: standings")
+        if site is not None:
+            site.report = await site.final()
         return standings
     finally:
         ledger.close()
@@ -207,11 +225,19 @@ def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
 
 
 async def _update(
-    display: Display, ledger: Ledger, names: list[str], report_every: int, record: Record
+    display: Display,
+    ledger: Ledger,
+    names: list[str],
+    report_every: int,
+    site: LiveSite | None,
+    record: Record,
 ) -> None:
-    """Show a newly recorded game; every `report_every` games, the standings so far."""
+    """Show a newly recorded game; every `report_every` games, the standings so far
+    (and the results site refreshed, in the background)."""
     display.finished(record)
     done = display.counters.done
+    if site is not None:
+        site.recorded(done)
     if report_every and done % report_every == 0:
         # The full standings, whose cost grows with the league, in threads while the games
         # play on; of exactly the games counted now, though more may be recorded meanwhile.

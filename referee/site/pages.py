@@ -113,7 +113,7 @@ def _standings(league: League) -> str:
     return (
         "<section><h2>Standings</h2>"
         '<p class="hint">Click a column\'s header to sort by it; click again to reverse.</p>'
-        + table("standings", headers, rows)
+        + f'<div class="scroll">{table("standings", headers, rows)}</div>'
         + f'<ul class="legend">{items}</ul></section>\n'
     )
 
@@ -318,7 +318,7 @@ def index(league: League) -> str:
         + _head_to_head(league)
         + _rules(league)
         + "<section><h2>Latest games</h2>"
-        + _games_table(league, latest, "latest", None)
+        + f'<div class="scroll">{_games_table(league, latest, "latest", None)}</div>'
         + "</section>\n"
     )
     return page(league.title, body)
@@ -348,7 +348,7 @@ def histogram(values: Sequence[float]) -> str:
     while len(counts) > 1 and counts[0] == 0:
         counts.pop(0)
         edges.pop(0)
-    width, height, left, bottom = 640, 180, 44, 150
+    width, height, left, bottom = 640, 196, 44, 150
     bar = (width - left) / len(counts)
     top = max(counts)
     parts = [f'<line x1="{left}" y1="{bottom}" x2="{width}" y2="{bottom}" class="axis"/>']
@@ -364,6 +364,9 @@ def histogram(values: Sequence[float]) -> str:
             "</text>"
         )
     parts.append(f'<text x="{left - 6}" y="20" class="tick end">{top}</text>')
+    parts.append(
+        f'<text x="{width - 4}" y="{height - 4}" class="tick end">decision time, ms</text>'
+    )
     return (
         f'<svg class="chart" id="latency-chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="latency histogram">{"".join(parts)}</svg>'
@@ -486,7 +489,7 @@ def bot_page(league: League, b: BotStanding, place: int) -> str:
         line
         + "<section><h2>Games</h2>"
         + filters
-        + _games_table(league, records, "games", name)
+        + f'<div class="scroll">{_games_table(league, records, "games", name)}</div>'
         + "</section>\n<section><h2>Faults</h2>"
         + _faults(league, name, records)
         + "</section>\n<section><h2>Decision latency</h2>"

@@ -17,7 +17,8 @@ bot-seed key are never on it, and neither is bots' stderr unless `with_stderr`.
 
 A game's data never changes once written, so each build makes only the data of
 the games published since the last one, and keeps a small summary per game
-(latencies, points by round, faults) in `.cache/` beside the pages for the bot pages.
+(latencies, points by round, faults) for the bot pages in OUT/.site-cache, beside
+the ledger: not in the site, which holds only what it publishes.
 """
 
 from __future__ import annotations
@@ -216,12 +217,13 @@ def build_site(
     began = time.monotonic()
     league = read_league(out, title)
     site = to if to is not None else out / "site"
-    games_dir, cache_dir, assets_dir = site / "games", site / ".cache", site / "assets"
+    games_dir, assets_dir = site / "games", site / "assets"
+    cache_dir = out / ".site-cache"
     try:
         for folder in (games_dir, cache_dir, assets_dir):
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SiteError(f"{site}: cannot write there: {exc.strerror}") from None
+        raise SiteError(f"{exc.filename}: cannot write there: {exc.strerror}") from None
     logs = out / "logs"
     new = 0
     for rec in league.records:

@@ -22,7 +22,8 @@ too, and is the organiser's secret) is in no part.
 
 The public moves are small integers, one per decision (the tile, the train, the
 action and the seat packed together), and the facts a move alone does not say are
-a sparse table by decision, so a 13-round double-12 game of 4 players stays well
+a sparse list (each decision's number counted from the one before it, then its
+facts), so a 13-round double-12 game of 4 players stays well
 under 15 KB gzipped (bench/bench_site.py measures it).
 """
 
@@ -83,12 +84,14 @@ def public_part(public: dict[str, Any]) -> dict[str, Any]:
     trains = 2 + max((step[3] for step in public["S"]), default=0)
     players = public["players"]
     packed: list[int] = []
-    extras: dict[str, Any] = {}
+    extras: list[Any] = []  # decision number (from the one before it), then its extras
+    last = 0
     for g, step in enumerate(public["S"]):
         seat, action, tile, train = step[:4]
         packed.append((((tile + 1) * trains + train + 1) * ACTIONS + action) * players + seat)
         if len(step) > 5:
-            extras[str(g)] = step[5]
+            extras += [g - last, step[5]]
+            last = g
     out = {k: v for k, v in public.items() if k not in ("S", "viewer", "seed")}
     out.update(tb=trains, S=packed, X=extras)
     return out
@@ -129,6 +132,11 @@ def assemble(
     for r, deal in enumerate(part["R"]):
         hands = [seats[s]["h"][r] if s in seats else h for s, h in enumerate(deal["hands"])]
         data["R"].append({**deal, "hands": hands})
+    extras: dict[int, dict[str, Any]] = {}
+    g = 0
+    for k in range(0, len(part["X"]), 2):
+        g += part["X"][k]
+        extras[g] = part["X"][k + 1]
     counts = dict.fromkeys(seats, 0)
     draws = dict.fromkeys(seats, 0)
     moves: list[list[Any]] = []
@@ -137,7 +145,7 @@ def assemble(
         value, action = divmod(value, ACTIONS)
         tile, train = divmod(value, trains)
         step: list[Any] = [seat, action, tile - 1, train - 1, -1]
-        extra = dict(part["X"].get(str(g), {}))
+        extra = dict(extras.get(g, {}))
         own = seats.get(seat)
         if own is not None:
             k = counts[seat]

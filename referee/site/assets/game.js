@@ -34,6 +34,11 @@
     D.R = part.R.map((R, r) => Object.assign({}, R, {
       hands: R.hands.map((h, s) => (seats[s] ? seats[s].h[r] : h)),
     }));
+    const extras = {};
+    for (let k = 0, g = 0; k < part.X.length; k += 2) {
+      g += part.X[k];
+      extras[g] = part.X[k + 1];
+    }
     const count = {}, draws = {};
     D.S = part.S.map((packed, g) => {
       let v = packed;
@@ -41,7 +46,7 @@
       const act = v % 4; v = (v - act) / 4;
       const train = v % TB, tile = (v - train) / TB;
       const step = [seat, act, tile - 1, train - 1, -1];
-      const x = Object.assign({}, part.X[g] || {});
+      const x = Object.assign({}, extras[g] || {});
       const own = seats[seat];
       if (own) {
         const k = count[seat] || 0;

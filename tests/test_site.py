@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+import trio
 from click.testing import CliRunner
 
 from referee.cli import main
@@ -27,6 +28,7 @@ from referee.rules import preset
 from referee.site import build_site
 from referee.site.build import game_files, summarise
 from referee.site.gamedata import assemble, full_view, mask, public_part, seat_part, seat_view
+from referee.site.live import LiveSite
 from referee.site.pages import bot_file
 from tests.test_replay import write_game
 
@@ -185,3 +187,18 @@ def test_bot_pages_have_one_safe_file_name_each() -> None:
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
     assert all(set(f) <= allowed and not f.startswith(".") for f in files)
     assert bot_file("a_b-c") == "bot-a_b-c.html" and bot_file(".a") == "bot-~2Ea.html"
+
+
+async def test_a_running_league_refreshes_the_site_in_the_background(
+    league: Path, tmp_path: Path
+) -> None:
+    site = LiveSite(league, tmp_path / "live", every=2)
+    async with site.running():
+        site.recorded(1)  # not due
+        await trio.sleep(0)
+        assert not (tmp_path / "live" / "index.html").exists()
+        site.recorded(2)  # due: starts in a worker thread
+        site.recorded(2)  # one build at a time: this one is skipped
+    assert site.builds == 1 and (tmp_path / "live" / "index.html").is_file()
+    report = await site.final()
+    assert report.published == 3 and report.new_games == 0

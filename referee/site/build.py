@@ -24,61 +24,29 @@ the ledger: not in the site, which holds only what it publishes.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import os
 import re
 import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..gamelog import GameLog, Header, LogError, read_log
+from ..gamelog import GameLog, LogError, read_log
 from ..league.ledger import Ledger, LedgerError, Record
-from ..league.standings import Standings, compute
+from ..league.standings import compute
 from .gamedata import mask, public_part, seat_part, seat_view
+from .model import GameSummary, League, viewer_parts, write_atomic
+from .pages import write_pages
 
 ASSETS = ("site.css", "site.js", "game.js")
 
 
 class SiteError(Exception):
     """A folder the site cannot be made from or written to; the message says which."""
-
-
-@dataclass
-class GameSummary:
-    """What the bot pages need of one published game, by seat."""
-
-    latencies: list[list[float]]  # ms, each decision the bot made itself
-    rounds: list[list[int]]  # points scored in each round
-    engines: list[int]
-    faults: list[dict[str, Any]]  # seat, kind, detail, n (decision) or None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"lat": self.latencies, "rounds": self.rounds, "eng": self.engines, "f": self.faults}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameSummary:
-        return cls(data["lat"], data["rounds"], data["eng"], data["f"])
-
-
-@dataclass
-class League:
-    """Everything the pages are made from."""
-
-    name: str
-    title: str
-    names: list[str]
-    records: list[Record]
-    standings: Standings
-    scheduled: int | None  # None: a ledger from before it was kept
-    published: set[int]  # schedule indexes of the games whose replay is public
-    summaries: dict[int, GameSummary] = field(default_factory=dict)
-    header: Header | None = None  # of one game: the rules and clocks
-    stderr: dict[str, list[str]] = field(default_factory=dict)  # bot -> files in stderr/
 
 
 @dataclass
@@ -90,14 +58,6 @@ class SiteReport:
     published: int
     new_games: int  # game data made by this build
     seconds: float
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write `path` through a temporary file renamed over it: readers see all or nothing."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(raw)
-    os.replace(tmp, path)
 
 
 def log_of(logs: Path, game_id: str) -> Path | None:
@@ -212,8 +172,6 @@ def build_site(
     """Build (or bring up to date) the results site of the league in `out`, in `to`
     (default `out/site`); `SiteError` for a folder that is not a league's or cannot be
     written."""
-    from .pages import write_pages
-
     began = time.monotonic()
     league = read_league(out, title)
     site = to if to is not None else out / "site"
@@ -288,16 +246,6 @@ def _game(
     return summary, 1
 
 
-def viewer_parts() -> tuple[str, str, str]:
-    """The replay viewer (`referee/html/replay.html`) cut in three: its CSS, its body's
-    markup, and its script; the site keeps one copy of each."""
-    page = resources.files("referee").joinpath("html/replay.html").read_text(encoding="utf-8")
-    css = page.split("<style>", 1)[1].split("</style>", 1)[0]
-    body = page.split("<body>", 1)[1].split('<script id="replay-data"', 1)[0]
-    script = page.rsplit("<script>", 1)[1].rsplit("</script>", 1)[0]
-    return css, body, script
-
-
 def _write_assets(folder: Path) -> None:
     css, _, script = viewer_parts()
     files = {"replay.css": css, "replay.js": script}
@@ -307,8 +255,3 @@ def _write_assets(folder: Path) -> None:
         path = folder / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             write_atomic(path, text)
-
-
-def gzipped_size(path: Path) -> int:
-    """Bytes of `path` gzipped, as a static host sends it."""
-    return len(gzip.compress(path.read_bytes(), 9))

@@ -18,7 +18,7 @@ import msgspec
 from ..league.ledger import Record
 from ..league.output import COLUMNS, legend
 from ..league.standings import BotStanding
-from .build import League, viewer_parts, write_atomic
+from .model import League, viewer_parts, write_atomic
 
 CSP = (
     "default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:"

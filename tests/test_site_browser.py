@@ -134,7 +134,7 @@ def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> 
         assert browser.problems() == []
     heads = "[...document.querySelectorAll('#standings th')]"
     column = browser.js(f"{heads}.findIndex(th => th.textContent === 'points/game')")
-    cells = f"r => Number(r.cells[{column}].dataset.v)"
+    cells = f"r => Number(r.cells[{column}].dataset.v ?? r.cells[{column}].textContent)"
     values = f"[...document.querySelectorAll('#standings tbody tr')].map({cells})"
     header = f"document.querySelector('#standings th:nth-child({column + 1})')"
     browser.click(f"#standings th:nth-child({column + 1})")

@@ -21,7 +21,8 @@ view thus loads no other seat's hand. The seed (which deals the boneyard's order
 too, and is the organiser's secret) is in no part.
 
 The public moves are small integers, one per decision (the tile, the train, the
-action and the seat packed together), and the facts a move alone does not say are
+action and the seat packed together), written in base 36 with a fixed number of
+digits (`w`) one after the other, and the facts a move alone does not say are
 a sparse list (each decision's number counted from the one before it, then its
 facts), so a 13-round double-12 game of 4 players stays well
 under 15 KB gzipped (bench/bench_site.py measures it).
@@ -92,9 +93,21 @@ def public_part(public: dict[str, Any]) -> dict[str, Any]:
         if len(step) > 5:
             extras += [g - last, step[5]]
             last = g
+    width = max(1, len(_base36(max(packed, default=0))))
     out = {k: v for k, v in public.items() if k not in ("S", "viewer", "seed")}
-    out.update(tb=trains, S=packed, X=extras)
+    text = "".join(_base36(v).rjust(width, "0") for v in packed)
+    out.update(tb=trains, w=width, S=text, X=extras)
     return out
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, d = divmod(n, 36)
+        out = digits[d] + out
+        if not n:
+            return out
 
 
 def seat_part(view: dict[str, Any], public: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -125,7 +138,7 @@ def assemble(
     """The viewer's data from the public part and the parts of `seats`: what the page's
     loader does (`assets/game.js`), here for the tests and the bench."""
     players, trains = part["players"], part["tb"]
-    data = {k: v for k, v in part.items() if k not in ("S", "X", "tb")}
+    data = {k: v for k, v in part.items() if k not in ("S", "X", "tb", "w")}
     data["seed"] = None
     data["viewer"] = viewer
     data["R"] = []
@@ -140,7 +153,9 @@ def assemble(
     counts = dict.fromkeys(seats, 0)
     draws = dict.fromkeys(seats, 0)
     moves: list[list[Any]] = []
-    for g, value in enumerate(part["S"]):
+    width = part["w"]
+    for g in range(len(part["S"]) // width):
+        value = int(part["S"][g * width : (g + 1) * width], 36)
         value, seat = divmod(value, players)
         value, action = divmod(value, ACTIONS)
         tile, train = divmod(value, trains)

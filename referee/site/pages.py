@@ -85,7 +85,11 @@ def table(
     body = []
     for attrs, cells in rows:
         extra = "".join(f' {k}="{esc(v)}"' for k, v in attrs.items())
-        tds = "".join(f'<td data-v="{esc(v)}">{cell}</td>' for cell, v in cells)
+        # The sort value, where the cell's text is not it.
+        tds = "".join(
+            f"<td>{cell}</td>" if str(v) == cell else f'<td data-v="{esc(v)}">{cell}</td>'
+            for cell, v in cells
+        )
         body.append(f"<tr{extra}>{tds}</tr>")
     return (
         f'<table class="sortable" id="{ident}"><thead><tr>{head}</tr></thead>'

@@ -31,6 +31,7 @@
     const D = Object.assign({}, part, { seed: null, viewer });
     delete D.X;
     delete D.tb;
+    delete D.w;
     D.R = part.R.map((R, r) => Object.assign({}, R, {
       hands: R.hands.map((h, s) => (seats[s] ? seats[s].h[r] : h)),
     }));
@@ -40,7 +41,9 @@
       extras[g] = part.X[k + 1];
     }
     const count = {}, draws = {};
-    D.S = part.S.map((packed, g) => {
+    const W = part.w, moves = [];
+    for (let g = 0; g * W < part.S.length; g++) moves.push(parseInt(part.S.substr(g * W, W), 36));
+    D.S = moves.map((packed, g) => {
       let v = packed;
       const seat = v % N; v = (v - seat) / N;
       const act = v % 4; v = (v - act) / 4;

@@ -154,9 +154,15 @@ def test_the_site_publishes_only_finished_deals(league: Path, tmp_path: Path) ->
         assert str(log.header.seed) not in text
     assert "secret" not in text and not (site / "stderr").exists()
     assert not [p for p in site.rglob("*") if p.name.endswith(".tmp")]
-    # Nothing to make again; with --with-stderr the bots' stderr is there, each its own.
+    # Nothing to make again; with --with-stderr the bots' stderr is there, each its own,
+    # once the league is over (a process's stderr spans published and secret games).
     again = build_site(league, site, with_stderr=True)
     assert (again.published, again.new_games) == (3, 0)
+    assert not (site / "stderr").exists()
+    ledger = Ledger(league / "league.db")
+    ledger.db.execute("UPDATE meta SET value = '4' WHERE key = 'scheduled'")
+    ledger.close()
+    build_site(league, site, with_stderr=True)
     assert sorted(p.name for p in (site / "stderr").iterdir()) == ["alpha-1.stderr"]
     assert 'href="stderr/alpha-1.stderr"' in (site / bot_file("alpha")).read_text()
     build_site(league, site)

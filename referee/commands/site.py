@@ -20,7 +20,8 @@ from .common import fail
 @click.option(
     "--with-stderr",
     is_flag=True,
-    help="Also publish the bots' stderr (the organiser's, left out by default).",
+    help="Also publish the bots' stderr (the organiser's, left out by default) once the "
+    "league is over.",
 )
 def site_cmd(out_dir: str, to_dir: str | None, title: str | None, with_stderr: bool) -> None:
     """Build the results site of the league in OUT_DIR: standings, a page per bot and

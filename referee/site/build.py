@@ -13,7 +13,8 @@ a league with duplicate deals the same deal is played again with the seats rotat
 so a game's hands are a secret until every game of its deal at that table (its
 unit) is recorded: until then the game is listed with its result, but its replay
 data, its fault evidence and its latencies are not on the site. The seed and the
-bot-seed key are never on it, and neither is bots' stderr unless `with_stderr`.
+bot-seed key are never on it, and neither is bots' stderr unless `with_stderr`, and
+then only once the league is over (a bot process's stderr spans many games).
 
 A game's data never changes once written, so each build makes only the data of
 the games published since the last one, and keeps a small summary per game
@@ -198,7 +199,10 @@ def build_site(
         league.summaries[rec.idx] = summary[0]
     _write_assets(assets_dir)
     stderr_dir = site / "stderr"
-    if with_stderr:
+    # A process's stderr spans its games, published or not (a bot may print its hand):
+    # it is published only once the league is over.
+    over = league.scheduled is not None and len(league.records) >= league.scheduled
+    if with_stderr and over:
         league.stderr = _stderr_files(out, league.names)
         stderr_dir.mkdir(exist_ok=True)
         for files in league.stderr.values():

@@ -20,6 +20,7 @@ from .commands.rules import rules_cmd
 from .commands.schema import schema_cmd
 from .commands.selfplay import selfplay_cmd
 from .commands.serve import serve_cmd
+from .commands.site import site_cmd
 from .commands.standings import standings_cmd
 
 
@@ -40,6 +41,7 @@ for command in (
     serve_cmd,
     connect_cmd,
     standings_cmd,
+    site_cmd,
     replay_cmd,
 ):
     main.add_command(command)

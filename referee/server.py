@@ -50,6 +50,7 @@ from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 if TYPE_CHECKING:
     from .league.cluster import Cluster
     from .league.judge import Judge
+    from .site.live import LiveSite
 
 log = logging.getLogger(__name__)
 
@@ -427,6 +428,7 @@ async def serve_league(
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
     judge: Judge | None = None,
+    site: LiveSite | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port).
 
@@ -448,6 +450,7 @@ async def serve_league(
             server=server,
             cluster=cluster,
             judge=judge,
+            site=site,
         )
         nursery.cancel_scope.cancel()
     return standings

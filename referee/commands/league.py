@@ -10,11 +10,13 @@ import click
 from .common import LEAGUE_SANDBOX, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
     cluster_option,
+    live_site,
     load_league,
     open_cluster,
     quiet_option,
     report_every_option,
     resume_command,
+    site_option,
 )
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 @cluster_option
 @quiet_option
 @report_every_option
+@site_option
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -53,6 +56,7 @@ def league_cmd(
     cluster: str | None,
     quiet: bool,
     report_every: int,
+    site_dir: str | None,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT].
@@ -66,10 +70,12 @@ def league_cmd(
     from ..league.ledger import LedgerError
     from ..league.run import print_outcome, run_league
     from ..outputs import OutputError
+    from ..site import SiteError
 
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
+    site = live_site(config, site_dir, report_every)
     resume_cmd = resume_command(config.out)
 
     used: list[Cluster] = []
@@ -91,11 +97,12 @@ def league_cmd(
                 report_every=report_every,
                 cluster=dask,
                 judge=judge,
+                site=site,
             )
 
     try:
         standings = run_trio(league)
-    except (LedgerError, ClusterError, OutputError) as exc:
+    except (LedgerError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo(
@@ -113,4 +120,6 @@ def league_cmd(
             f"{len(stats.workers)} workers{lost}"
         )
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    if site is not None and site.report is not None:
+        console.print(f"results site written to {site.report.folder.resolve()}/index.html")
     sys.exit(status)

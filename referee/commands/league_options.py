@@ -1,4 +1,4 @@
-"""What `league` and `serve` share: the --cluster, --quiet and --report-every
+"""What `league` and `serve` share: the --cluster, --quiet, --report-every and --site
 options, the league file read with the command's options applied, the cluster,
 and the command line that resumes an interrupted league."""
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
+    from ..site.live import LiveSite
 
 
 cluster_option = click.option(
@@ -41,6 +42,34 @@ report_every_option = click.option(
     metavar="N",
     help="Print the standings so far after every N games (default 0: only at the end).",
 )
+
+site_option = click.option(
+    "--site",
+    "site_dir",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Build the results site in DIR (default: OUT/site) at the end, and refresh it "
+    "every --report-every games while the league runs.",
+)
+
+
+def live_site(config: LeagueConfig, site_dir: str | None, report_every: int) -> LiveSite | None:
+    """The results site --site asks for, its folder checked now; None without it."""
+    if site_dir is None:
+        return None
+    from pathlib import Path
+
+    from ..outputs import OutputError, ready_folder
+    from ..site.live import LiveSite
+
+    to = Path(site_dir) if site_dir else config.out / "site"
+    try:
+        ready_folder(to, "--site")
+    except OutputError as exc:
+        fail(str(exc))
+    return LiveSite(config.out, to, every=report_every)
 
 
 @contextlib.asynccontextmanager

@@ -10,11 +10,13 @@ import click
 from .common import LEAGUE_SANDBOX, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
     cluster_option,
+    live_site,
     load_league,
     open_cluster,
     quiet_option,
     report_every_option,
     resume_command,
+    site_option,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 @cluster_option
 @quiet_option
 @report_every_option
+@site_option
 def serve_cmd(
     sandbox: str | None,
     config_file: str,
@@ -45,6 +48,7 @@ def serve_cmd(
     cluster: str | None,
     quiet: bool,
     report_every: int,
+    site_dir: str | None,
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
@@ -61,6 +65,7 @@ def serve_cmd(
     from ..league.run import print_outcome
     from ..outputs import OutputError
     from ..server import serve_league
+    from ..site import SiteError
 
     logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
     config = load_league(config_file, out, sandbox, cluster)
@@ -68,6 +73,7 @@ def serve_cmd(
     workers = jobs or config.jobs or default_jobs()
     lines = Lines()
     judge = Judge(config, lines) if config.match is not None else None
+    site = live_site(config, site_dir, report_every)
 
     async def run() -> Standings:
         result: list[Standings] = []
@@ -87,6 +93,7 @@ def serve_cmd(
                         task_status=task_status,
                         cluster=dask,
                         judge=judge,
+                        site=site,
                     )
                 )
 
@@ -100,7 +107,7 @@ def serve_cmd(
         standings = run_trio(run)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror}")
-    except (LedgerError, ClusterError, OutputError) as exc:
+    except (LedgerError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo(
@@ -111,4 +118,6 @@ def serve_cmd(
         sys.exit(130)
     status = print_outcome(console, config, standings, judge, lines)
     console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    if site is not None and site.report is not None:
+        console.print(f"results site written to {site.report.folder.resolve()}/index.html")
     sys.exit(status)

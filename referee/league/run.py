@@ -13,11 +13,13 @@ first unit that crosses a bound of the test, abandoning the games in play.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
 import logging
 import os
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -42,6 +44,7 @@ from .schedule import Scheduled, games, schedule
 from .standings import Standings, compute
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
+    from ..site.live import LiveSite
     from .cluster import Cluster
     from .remote import Done
 
@@ -61,6 +64,7 @@ async def run_league(
     cluster: Cluster | None = None,
     judge: Judge | None = None,
     files: bool = True,
+    site: LiveSite | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -70,7 +74,9 @@ async def run_league(
     is judged by `judge` (a silent one if none is given): it is fed the ledger
     first, and the run ends as soon as it decides; its standings count only the
     units the test counted, and carry its summary. The standings files are written
-    in the output folder unless `files` is false (a folder removed at the end)."""
+    in the output folder unless `files` is false (a folder removed at the end).
+    With a `site`, the results site is refreshed every `site.every` games in the
+    background and built at the end (`referee.site.live`)."""
     if config.match is not None and judge is None:
         judge = Judge(config)
     lag.ensure_running()  # the games' clocks leave out this loop's own stalls
@@ -98,6 +104,18 @@ async def run_league(
         ledger.note_sandbox(modes, config.sandbox_note)
         key = ledger.bot_seed_key(config.bot_seed_key)
         deal_key = ledger.deal_key(config.deal_key)
+        # For the results site: the progress, and when a deal's games are all played
+        # (its hands are then no longer a secret of the games still to come).
+        if config.match is None:
+            planned = schedule(config, deal_key)
+            unit_games = max(Counter(g.unit for g in planned).values(), default=1)
+            meta = [("scheduled", str(len(planned))), ("unit_games", str(unit_games))]
+        else:  # a match's unit is one deal played twice; it may have no planned end
+            total_games = _total(config)
+            meta = [("unit_games", "2")]
+            if total_games is not None:
+                meta.append(("scheduled", str(total_games)))
+        ledger.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
         done = ledger.done()
         if judge is not None:
             await trio.to_thread.run_sync(judge.replay, ledger.records())
@@ -127,15 +145,18 @@ async def run_league(
         display.counters.recorded.update(done)
         send, receive = trio.open_memory_channel[Scheduled](0)
         stop = trio.CancelScope()  # a match's test has decided
+        if site is not None and not quiet:
+            site.notice = display.notice
         with display:
-            keep = partial(_keep, display, ledger, names, report_every, on_record)
+            keep = partial(_keep, display, ledger, names, report_every, on_record, site)
 
             async def update(record: Record, worker: str | None) -> None:
                 recorded = await keep(record, worker)
                 if recorded and judge is not None and await judge.add(record):
                     stop.cancel()  # the games in play are abandoned, never counted
 
-            async with trio.open_nursery() as procs:
+            refreshing = site.running() if site is not None else contextlib.nullcontext()
+            async with refreshing, trio.open_nursery() as procs:
                 pool = BotPool(config, procs, stderr_dir, server)
                 try:
                     with stop:
@@ -177,6 +198,8 @@ async def run_league(
             standings = ledger.standings(names, history=True)  # the stored totals: no recount
         if files:
             write_files(standings, out, f"{config.name}: standings")
+        if site is not None:
+            site.report = await site.final()
         return standings
     finally:
         ledger.close()
@@ -260,6 +283,7 @@ async def _keep(
     names: list[str],
     report_every: int,
     on_record: Callable[[Record], None] | None,
+    site: LiveSite | None,
     record: Record,
     worker: str | None,
 ) -> bool:
@@ -268,7 +292,8 @@ async def _keep(
 
     The commit syncs to disk: in a thread, while the other games play on. The
     standings are read from the ledger's totals in the same turn, so they hold
-    exactly the games recorded by then."""
+    exactly the games recorded by then. The results site, if any, is refreshed in
+    the background."""
 
     def commit() -> tuple[bool, Standings | None]:
         if not ledger.record(record, worker):
@@ -282,6 +307,8 @@ async def _keep(
     if on_record is not None:
         on_record(record)
     display.finished(record)
+    if site is not None:
+        site.recorded(display.counters.done)
     if report is not None:
         title = f"{display.title}: after {report.games} games"
         print_table(display.console, report, title, explain=False)

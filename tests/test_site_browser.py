@@ -1,0 +1,227 @@
+"""The results site in a real headless Chromium, opened from disk.
+
+One small league (3 bots, double-6) is run once for the module with `--site
+--report-every 2`. The index must list every bot, sort by a column, and lead to a
+bot's page; the bot's page filters its games and leads to a game's replay, which
+steps (the board and the move's caption change). Switching to one seat's view loads
+that seat's data only, and the other hands are then hidden. No page requests
+anything but its own files. Screenshots at 1400 and 800 px are saved where
+tests/test_replay_html.py saves its own (REPLAY_SCREENSHOT_DIR, else a temporary
+folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_replay_html import Browser, browser, faces_by_seat
+
+__all__ = ["browser"]  # the fixture, shared with the replay page's tests
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The output folder of a finished league with its site in OUT/site."""
+    folder = tmp_path_factory.mktemp("site-league")
+    bots = [
+        ("random", "random_bot.py"),
+        ("greedy", "greedy_bot.py"),
+        ("greedy<2>", "greedy_bot.py"),
+    ]
+    lines = [
+        "[league]",
+        'name = "tiny"',
+        "table = 3",
+        "deals = 2",
+        "seed = 5",
+        "",
+        "[rules]",
+        "max_pip = 6",
+        "",
+        "[time]",
+        "startup_ms = 20000",
+        "move_ms = 5000",
+        "bank_ms = 30000",
+    ]
+    for name, script in bots:
+        command = json.dumps([sys.executable, str(SAMPLES / script)])
+        lines += ["", "[[bot]]", f"name = {json.dumps(name)}", f"command = {command}"]
+    toml = folder / "league.toml"
+    toml.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = folder / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "league",
+            str(toml),
+            "--out",
+            str(out),
+            "-q",
+            "--site",
+            "--report-every",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "results site written to" in done.stdout
+    yield out
+
+
+def shots() -> Path:
+    keep = os.environ.get("REPLAY_SCREENSHOT_DIR")
+    folder = Path(keep) if keep else Path(os.environ.get("TMPDIR", "/tmp")) / "site-shots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def loaded_by_click(b: Browser, selector: str) -> None:
+    b.events.clear()
+    b.click(selector)
+    b.wait(lambda m: m.get("method") == "Page.loadEventFired")
+
+
+def requested(b: Browser) -> list[str]:
+    return [
+        e["params"]["request"]["url"]
+        for e in b.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
+
+
+def no_overflow(b: Browser) -> None:
+    assert b.js("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> None:
+    names = [b["name"] for b in json.loads((league / "standings.json").read_text())["bots"]]
+    assert len(names) == 3
+    for width in (1400, 800):
+        browser.open(league / "site" / "index.html", width, 900)
+        shown = browser.js(
+            "[...document.querySelectorAll('#standings tbody tr')].map(r => r.dataset.bot)"
+        )
+        assert shown == names
+        links = browser.js(
+            "[...document.querySelectorAll('#standings tbody a')].map(a => a.textContent)"
+        )
+        assert links == names
+        assert (
+            browser.js("document.querySelector('#rating-chart').querySelectorAll('g.bot').length")
+            == 3
+        )
+        assert "6 of 6 games played" in browser.js(
+            "document.getElementById('progress').textContent"
+        )
+        no_overflow(browser)
+        browser.screenshot(shots() / f"site-index-{width}.png")
+        assert browser.problems() == []
+    heads = "[...document.querySelectorAll('#standings th')]"
+    column = browser.js(f"{heads}.findIndex(th => th.textContent === 'points/game')")
+    cells = f"r => Number(r.cells[{column}].dataset.v ?? r.cells[{column}].textContent)"
+    values = f"[...document.querySelectorAll('#standings tbody tr')].map({cells})"
+    header = f"document.querySelector('#standings th:nth-child({column + 1})')"
+    browser.click(f"#standings th:nth-child({column + 1})")
+    up = browser.js(values)
+    assert up == sorted(up) and browser.js(f"{header}.getAttribute('aria-sort')") == "ascending"
+    browser.click(f"#standings th:nth-child({column + 1})")
+    assert browser.js(values) == sorted(up, reverse=True)
+
+
+def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> None:
+    browser.open(league / "site" / "index.html", 1400, 900)
+    loaded_by_click(browser, "#standings a[href^='bot-greedy~3C']")
+    assert browser.js("document.querySelector('h1').textContent") == "greedy<2>"
+    rows = "[...document.querySelectorAll('#games tbody tr')].filter(r => !r.hidden)"
+    assert browser.js(f"{rows}.length") == 6
+    # Filter by result, then by opponent and result together.
+    browser.js(
+        "(() => { const s = document.getElementById('f-result'); s.value = s.options[1].value;"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
+    place = browser.js("document.getElementById('f-result').value")
+    assert browser.js(f"{rows}.every(r => r.dataset.result === {json.dumps(place)})")
+    some = browser.js(f"{rows}.length")
+    assert 0 < some < 6
+    browser.js(
+        "(() => { const s = document.getElementById('f-result'); s.value = '';"
+        " s.dispatchEvent(new Event('change')); const o = document.getElementById('f-opponent');"
+        " o.value = 'random'; o.dispatchEvent(new Event('change')); })()"
+    )
+    assert browser.js(f"{rows}.length") == 6  # each game of three has both others
+    assert browser.js("document.querySelector('#latency').textContent").startswith(
+        tuple("0123456789")
+    )
+    assert browser.js("document.querySelectorAll('#latency-chart rect.bar').length") > 0
+    assert browser.js("document.querySelectorAll('#rounds tbody tr').length") == 7
+    for width in (1400, 800):
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
+        no_overflow(browser)
+        browser.screenshot(shots() / f"site-bot-{width}.png")
+    assert browser.problems() == []
+
+    # A game of its list, replayed.
+    game = browser.js("document.querySelector('#games tbody a').textContent")
+    loaded_by_click(browser, "#games tbody a")
+    assert browser.until("window.replay && replay.frames() > 1")
+    assert any(u.endswith(f"/games/{game}.js") for u in requested(browser))
+    board = "document.getElementById('board').innerHTML"
+    caption = "document.getElementById('move').textContent"
+    before = browser.js(board), browser.js(caption)
+    for _ in range(3):
+        browser.key("ArrowRight", "ArrowRight", 39)
+    assert browser.js("replay.frame()") == 3
+    after = browser.js(board), browser.js(caption)
+    assert after[0] != before[0] and after[1] != before[1] and "Move 3" in after[1]
+    assert browser.problems() == []
+
+    # As one seat saw it: that seat's data only, other hands face down.
+    seat = browser.js("REPLAY_DATA.names.indexOf('greedy<2>')")
+    choice = browser.js(
+        f"replay.modes().indexOf(replay.modes().find(m => m.startsWith('As seat {seat} ')))"
+    )
+    browser.events.clear()
+    browser.js(
+        f"(() => {{ const v = document.getElementById('view'); v.value = '{choice}';"
+        " v.dispatchEvent(new Event('change')); })()"
+    )
+    browser.wait(lambda m: m.get("method") == "Page.loadEventFired")
+    assert browser.until("window.replay && replay.frames() > 1")
+    files = sorted(u.rsplit("/", 1)[1] for u in requested(browser) if "/games/" in u)
+    assert files == [f"{game}.js", f"{game}.s{seat}.js"]
+    data: Any = browser.js("REPLAY_DATA")
+    assert data["viewer"] == seat and browser.js("replay.mode()") == {"kind": "seat", "seat": seat}
+    assert browser.js("replay.frame()") == 3  # the same step
+    for deal in data["R"]:
+        assert [isinstance(h, int) for h in deal["hands"]] == [s != seat for s in range(3)]
+    faces = faces_by_seat(browser)
+    assert faces[seat] > 0 and [f for s, f in enumerate(faces) if s != seat] == [0, 0]
+    for width in (1400, 800):
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
+        browser.screenshot(shots() / f"site-replay-seat-{width}.png")
+    assert [p for p in browser.problems() if "request" in p] == []
+    assert browser.problems() == []

@@ -21,7 +21,7 @@ from .stats import t_quantile
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
 
-    from .ledger import Record, SandboxRecord
+    from .records import Record, SandboxRecord
 
 Rated = tuple[float, float]  # a bot's (mu, sigma)
 

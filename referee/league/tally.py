@@ -30,12 +30,9 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from .records import Record, SandboxRecord, read_records
 from .standings import BotStanding, Outcome, Standings, advance, meetings, ranked, rating_model
-
-if TYPE_CHECKING:
-    from .ledger import Record, SandboxRecord
 
 VERSION = "1"  # meta 'tallies': the totals below are there and complete
 
@@ -256,8 +253,6 @@ def _ready(db: sqlite3.Connection) -> bool:
 
 
 def _all_records(db: sqlite3.Connection) -> Iterable[Record]:
-    from .ledger import read_records
-
     return read_records(db)
 
 

@@ -70,8 +70,6 @@ class LedgerError(Exception):
     """The database does not belong to this league, or cannot be used."""
 
 
-
-
 class Ledger:
     """The league's SQLite database."""
 

@@ -467,8 +467,8 @@ class Game:
         """Write the request and what came before it; False when the bot did not take
         it within the budget (`BotGoneError` when it is gone).
 
-        A write cut short loses what was not written, so no deadline may cut it just
-        after the referee's own stall: the monitor ends it once the budget has
+        A write cut short ends the bot's decision with a fault, so no deadline may cut
+        it just after the referee's own stall: the monitor ends it once the budget has
         passed, stalls left out (see `LagMonitor.guard`)."""
         started = self.clock()
         with trio.CancelScope() as writing:

@@ -13,16 +13,13 @@ per decision; the last line gives min, median and max.
 For A/B comparisons run it with `PYTHONPATH` naming another checkout's tree,
 alternating; for instruction counts run it under `valgrind --tool=callgrind` with
 `--no-monitor` (the loop-lag monitor wakes by the wall clock, which valgrind
-slows) and `--callgrind`, which switches collection on only for the timed games
-(start it with `--collect-atstart=no`; see bench/README.md, issue 18).
+slows), and subtract a run of one game from a run of two (bench/README.md, issue 18).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -109,8 +106,6 @@ async def main_async(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             if args.warmup:
                 await play(procs, 1, 1000, Path(tmp))
-            if args.callgrind:
-                collect("on")
             for rep in range(args.repeat):
                 n, cpu, wall = await play(procs, args.games, 0, Path(tmp))
                 cpus.append(cpu / n * 1e6)
@@ -120,8 +115,6 @@ async def main_async(args: argparse.Namespace) -> None:
                     f"wall {walls[-1]:.1f} µs/decision",
                     flush=True,
                 )
-            if args.callgrind:
-                collect("off")
         for p in procs:
             p.connection.send(m.Bye(reason="done"))
             await p.connection.flush()
@@ -137,18 +130,12 @@ async def main_async(args: argparse.Namespace) -> None:
         )
 
 
-def collect(state: str) -> None:
-    """Switch callgrind's collection of this process on or off."""
-    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="seeded games per repetition")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--no-monitor", action="store_true", help="no loop-lag monitor")
-    parser.add_argument("--callgrind", action="store_true", help="collect only the timed games")
     parser.add_argument("--no-warmup", dest="warmup", action="store_false")
     trio.run(main_async, parser.parse_args())
 

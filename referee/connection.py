@@ -178,17 +178,24 @@ class Connection:
         """Start writing what is buffered without waiting for it."""
         self._kick.set()
 
-    async def flush(self) -> None:
-        """Write everything sent so far; `BotGoneError` if the stream broke."""
-        if self._buffer:
-            fd = self._out_fd
-            if fd is not None and not self._write_lock.locked():
-                self._write_now(fd)  # mostly all of it: then no lock and no wait
-            if self._buffer and self._send_failed is None:
-                async with self._write_lock:
-                    await self._write_buffer()
+    def write_now(self) -> bool:
+        """Write to a pipe what it takes at once, without waiting; True when everything
+        sent so far is written (then `flush` has nothing to do). `BotGoneError` if the
+        stream broke. Other streams are written by `flush` alone."""
+        fd = self._out_fd
+        if self._buffer and fd is not None and not self._write_lock.locked():
+            self._write_now(fd)  # mostly all of it: then no lock and no wait
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
+        return not self._buffer
+
+    async def flush(self) -> None:
+        """Write everything sent so far; `BotGoneError` if the stream broke."""
+        if not self.write_now():
+            async with self._write_lock:
+                await self._write_buffer()
+            if self._send_failed is not None:
+                raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
 
     async def receive_line(self) -> str:
         """The next whole line. Raises `BotGoneError` at end of stream and

@@ -71,6 +71,7 @@ class Connection:
         self._out_fd = _fd_of(send_stream)
         self._in_fd = _fd_of(receive_stream)
         self._framer = LineFramer(max_line)
+        self._early: bytes | Exception | None = None  # a pipe's end or error `line_now` met
         self._lines: deque[str | RemoteProtocolError] = deque()
         self._eof = False
         self._buffer = bytearray()
@@ -203,9 +204,15 @@ class Connection:
         while not self._lines:
             if self._eof:
                 raise BotGoneError(f"{self.name} closed its output")
+            data: bytes | bytearray
             try:
                 fd = self._in_fd
-                if fd is None:
+                early, self._early = self._early, None
+                if early is not None:  # what `line_now` read: the end, or an error
+                    if isinstance(early, Exception):
+                        raise early
+                    data = early
+                elif fd is None:
                     data = await self._receive_stream.receive_some(READ_CHUNK)
                 else:
                     data = await _read_fd(fd)
@@ -224,6 +231,42 @@ class Connection:
         item = self._lines.popleft()
         if isinstance(item, RemoteProtocolError):
             raise item  # a bad line, in its place among the good ones
+        return item
+
+    def line_now(self) -> str | None:
+        """The next line if it is here or a pipe gives it without waiting, and it is a good
+        one; else None, and `receive_line` waits for it or raises what it has to say (the
+        end of the output, a bad line). Reads at most once, and not when the loop is due
+        a yield (`YIELD_EVERY`): `receive_line` then reads and yields."""
+        global _reads_without_wait
+        if not self._lines:
+            fd = self._in_fd
+            if (
+                fd is None
+                or self._eof
+                or self._early is not None
+                or _reads_without_wait + 1 >= YIELD_EVERY
+            ):
+                return None
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                return None
+            except OSError as exc:
+                self._early = _stream_error(exc)
+                return None
+            if not data:
+                self._early = data
+                return None
+            _reads_without_wait += 1
+            self.bytes_in += len(data)
+            self._absorb(data)
+            if not self._lines:
+                return None
+        item = self._lines[0]
+        if isinstance(item, RemoteProtocolError):
+            return None
+        self._lines.popleft()
         return item
 
     def _absorb(self, data: bytes) -> None:

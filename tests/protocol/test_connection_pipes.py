@@ -19,8 +19,9 @@ from collections.abc import AsyncIterator
 import pytest
 import trio
 
-from protocol import encode
+from protocol import RemoteProtocolError, encode
 from protocol import messages as m
+from referee import connection
 from referee.connection import BotGoneError, Connection
 
 # The connection, the bot's read end and write end, and the connection's read end.
@@ -140,3 +141,23 @@ async def test_end_of_pipe_and_a_gone_reader_say_what_trios_stream_said(pipes: P
     with pytest.raises(BotGoneError, match=r"^pipebot: cannot write: $"):
         await conn.flush()
     assert conn.finished
+
+
+async def test_line_now_takes_only_a_good_line_that_is_there(
+    pipes: Pipes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, _, bot_out, _ = pipes
+    monkeypatch.setattr(connection, "_reads_without_wait", 0)  # no yield due: it may read
+    assert conn.line_now() is None  # nothing yet: it does not wait
+    os.write(bot_out, b'{"type":"pong","nonce":1}\n' + b"\xff\xfe\n" + b'{"type":"po')
+    assert conn.line_now() == '{"type":"pong","nonce":1}'
+    assert conn.line_now() is None  # a bad line: receive_line says what is wrong with it
+    with pytest.raises(RemoteProtocolError):
+        await conn.receive_line()
+    assert conn.line_now() is None  # half a line
+    os.close(bot_out)
+    assert conn.line_now() is None  # the end, inside a line: receive_line says so
+    with pytest.raises(BotGoneError, match="closed its output mid-line"):
+        await conn.receive_line()
+    assert conn.line_now() is None
+    assert conn.bytes_in == len(b'{"type":"pong","nonce":1}\n\xff\xfe\n{"type":"po')

@@ -17,9 +17,11 @@ from .rules import (
     Ctx,
     Move,
     MoveKind,
+    RoundResult,
     Rules,
     State,
     Tile,
+    Train,
     binding,
     legal_moves,
     view,
@@ -66,6 +68,13 @@ def _oriented(tiles: tuple[Tile, ...], end: int) -> list[m.Tile]:
     return out
 
 
+# A train that did not change from one request to the next (the same `Train`, index and
+# marker) goes out as the same struct; as for `_oriented`, each entry holds its key's
+# object, so the identity stays valid. The wire's structs are only ever encoded.
+_TRAIN_INFO: dict[int, tuple[Train, int, bool, m.TrainInfo]] = {}
+_TOTALS: dict[int, tuple[tuple[RoundResult, ...], list[int]]] = {}
+
+
 def view_info(state: State, seat: int) -> m.ViewInfo:
     """The `view` of a turn request for `seat`.
 
@@ -99,18 +108,25 @@ def view_info(state: State, seat: int) -> m.ViewInfo:
                 )
             )
             continue
+        public = owner == MEXICAN or all(markers[s] for s in members[owner])
+        hit = _TRAIN_INFO.get(id(t))
+        if hit is not None and hit[0] is t and hit[1] == i and hit[2] == public:
+            trains.append(hit[3])
+            continue
         tiles = t.tiles
-        trains.append(
-            m.TrainInfo(
-                train=i,
-                owner=owner,
-                tiles=_oriented(tiles, t.end),
-                end=t.end,
-                public=owner == MEXICAN or all(markers[s] for s in members[owner]),
-                open_double=bool(tiles) and tiles[-1].is_double,
-                parent=t.parent,
-            )
+        info = m.TrainInfo(
+            train=i,
+            owner=owner,
+            tiles=_oriented(tiles, t.end),
+            end=t.end,
+            public=public,
+            open_double=bool(tiles) and tiles[-1].is_double,
+            parent=t.parent,
         )
+        if len(_TRAIN_INFO) > 4096:
+            _TRAIN_INFO.clear()
+        _TRAIN_INFO[id(t)] = (t, i, public, info)
+        trains.append(info)
     counts = [len(h) for h in state.hands]
     full = table.full
     live = [i for i in state.open_doubles if state.table_count[state.trains[i].end] < full]
@@ -137,11 +153,18 @@ def view_info(state: State, seat: int) -> m.ViewInfo:
 
 
 def _totals(state: State) -> list[int]:
-    """Each seat's points over the finished rounds."""
+    """Each seat's points over the finished rounds (the same list while they stay)."""
     results = state.results
-    if not results:
+    if not results:  # the one empty tuple, whatever the table: not cached
         return [0] * state.rules.players
-    return list(map(sum, zip(*(r.scores for r in results), strict=True)))
+    hit = _TOTALS.get(id(results))
+    if hit is not None and hit[0] is results:
+        return hit[1]
+    totals = list(map(sum, zip(*(r.scores for r in results), strict=True)))
+    if len(_TOTALS) > 4096:
+        _TOTALS.clear()
+    _TOTALS[id(results)] = (results, totals)
+    return totals
 
 
 # The name of each engine step on the wire (and in replays): the two build steps are one.

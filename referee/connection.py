@@ -7,13 +7,24 @@ events of other seats' turns in one batch just before its own request, which
 keeps the referee to about one write per decision. A bot that stops reading
 fills the buffer and is reported, never waited on forever. Incoming bytes go
 through the protocol's line framer, which bounds memory per line.
+
+A bot process's pipes are read and written with plain non-blocking `os.read`
+and `os.write`, waiting on trio only when a pipe is not ready: trio's own pipe
+stream passes through the scheduler on every call (a checkpoint before each
+read and write, then the wait), which was the largest part of the referee's CPU
+per decision. A read that finds data at once yields to the loop every few times
+all the same (`YIELD_EVERY`), so a bot that floods its output cannot keep the
+loop, or a deadline, from running. Other streams (TCP) go through trio's stream
+methods.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import math
+import os
 from collections import deque
 from collections.abc import Callable
 
@@ -26,6 +37,10 @@ log = logging.getLogger(__name__)
 
 READ_CHUNK = 65536
 BUFFER_LIMIT = 16 << 20  # bytes waiting for a bot that does not read
+# Reads that found data without waiting, on any connection, after which one yields to the
+# loop anyway (trio's own stream yields on every read).
+YIELD_EVERY = 8
+_reads_without_wait = 0
 
 
 class BotGoneError(Exception):
@@ -51,7 +66,12 @@ class Connection:
         self.max_line = max_line
         self._send_stream = send_stream
         self._receive_stream = receive_stream
+        # The pipes' descriptors, read and written directly; None for other streams and
+        # once this side has closed the stream (the number may then name another file).
+        self._out_fd = _fd_of(send_stream)
+        self._in_fd = _fd_of(receive_stream)
         self._framer = LineFramer(max_line)
+        self._early: bytes | Exception | None = None  # a pipe's end or error `line_now` met
         self._lines: deque[str | RemoteProtocolError] = deque()
         self._eof = False
         self._buffer = bytearray()
@@ -82,6 +102,7 @@ class Connection:
                 await self._write_buffer()
             if self._closing or self._send_failed is not None:
                 if self._send_failed is None:
+                    self._out_fd = None
                     with (
                         trio.CancelScope(shield=True),
                         trio.move_on_after(1),
@@ -92,14 +113,39 @@ class Connection:
 
     async def _write_buffer(self) -> None:
         while self._buffer and self._send_failed is None:
+            fd = self._out_fd
+            if fd is not None:
+                self._write_now(fd)
+                if self._buffer and self._send_failed is None:
+                    # The pipe is full. A cancelled wait keeps the rest for the next write.
+                    try:
+                        await trio.lowlevel.wait_writable(fd)
+                    except trio.ClosedResourceError as exc:
+                        self._fail_send(exc)
+                continue
             data = bytes(self._buffer)
             self._buffer.clear()
             try:
                 await self._send_stream.send_all(data)
                 self.bytes_out += len(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                self._send_failed = exc
-                self._kick.set()  # the writer task has nothing left to do: let it end
+                self._fail_send(exc)
+
+    def _write_now(self, fd: int) -> None:
+        """Write as much of the buffer as the pipe takes now, without waiting."""
+        try:
+            written = os.write(fd, self._buffer)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._fail_send(_stream_error(exc))
+            return
+        self.bytes_out += written
+        del self._buffer[:written]
+
+    def _fail_send(self, exc: BaseException) -> None:
+        self._send_failed = exc
+        self._kick.set()  # the writer task has nothing left to do: let it end
 
     @property
     def finished(self) -> bool:
@@ -133,13 +179,24 @@ class Connection:
         """Start writing what is buffered without waiting for it."""
         self._kick.set()
 
-    async def flush(self) -> None:
-        """Write everything sent so far; `BotGoneError` if the stream broke."""
-        if self._buffer:
-            async with self._write_lock:
-                await self._write_buffer()
+    def write_now(self) -> bool:
+        """Write to a pipe what it takes at once, without waiting; True when everything
+        sent so far is written (then `flush` has nothing to do). `BotGoneError` if the
+        stream broke. Other streams are written by `flush` alone."""
+        fd = self._out_fd
+        if self._buffer and fd is not None and not self._write_lock.locked():
+            self._write_now(fd)  # mostly all of it: then no lock and no wait
         if self._send_failed is not None:
             raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
+        return not self._buffer
+
+    async def flush(self) -> None:
+        """Write everything sent so far; `BotGoneError` if the stream broke."""
+        if not self.write_now():
+            async with self._write_lock:
+                await self._write_buffer()
+            if self._send_failed is not None:
+                raise BotGoneError(f"{self.name}: cannot write: {self._send_failed}")
 
     async def receive_line(self) -> str:
         """The next whole line. Raises `BotGoneError` at end of stream and
@@ -147,8 +204,18 @@ class Connection:
         while not self._lines:
             if self._eof:
                 raise BotGoneError(f"{self.name} closed its output")
+            data: bytes | bytearray
             try:
-                data = await self._receive_stream.receive_some(READ_CHUNK)
+                fd = self._in_fd
+                early, self._early = self._early, None
+                if early is not None:  # what `line_now` read: the end, or an error
+                    if isinstance(early, Exception):
+                        raise early
+                    data = early
+                elif fd is None:
+                    data = await self._receive_stream.receive_some(READ_CHUNK)
+                else:
+                    data = await _read_fd(fd)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 self._eof = True
                 raise BotGoneError(f"{self.name}: read failed: {exc}") from None
@@ -164,6 +231,42 @@ class Connection:
         item = self._lines.popleft()
         if isinstance(item, RemoteProtocolError):
             raise item  # a bad line, in its place among the good ones
+        return item
+
+    def line_now(self) -> str | None:
+        """The next line if it is here or a pipe gives it without waiting, and it is a good
+        one; else None, and `receive_line` waits for it or raises what it has to say (the
+        end of the output, a bad line). Reads at most once, and not when the loop is due
+        a yield (`YIELD_EVERY`): `receive_line` then reads and yields."""
+        global _reads_without_wait
+        if not self._lines:
+            fd = self._in_fd
+            if (
+                fd is None
+                or self._eof
+                or self._early is not None
+                or _reads_without_wait + 1 >= YIELD_EVERY
+            ):
+                return None
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                return None
+            except OSError as exc:
+                self._early = _stream_error(exc)
+                return None
+            if not data:
+                self._early = data
+                return None
+            _reads_without_wait += 1
+            self.bytes_in += len(data)
+            self._absorb(data)
+            if not self._lines:
+                return None
+        item = self._lines[0]
+        if isinstance(item, RemoteProtocolError):
+            return None
+        self._lines.popleft()
         return item
 
     def _absorb(self, data: bytes) -> None:
@@ -187,6 +290,7 @@ class Connection:
 
     async def aclose(self) -> None:
         """Close both streams."""
+        self._out_fd = self._in_fd = None
         self._closing = True
         self._kick.set()
         with trio.CancelScope(shield=True), trio.move_on_after(1):
@@ -196,6 +300,45 @@ class Connection:
                     await self._receive_stream.aclose()
             except (trio.BrokenResourceError, OSError):
                 pass
+
+
+def _fd_of(stream: object) -> int | None:
+    """The descriptor of a pipe stream (trio's `FdStream`); None for any other stream."""
+    return stream.fileno() if isinstance(stream, trio.lowlevel.FdStream) else None
+
+
+def _stream_error(exc: OSError) -> trio.BrokenResourceError | trio.ClosedResourceError:
+    """An error of `os.read` or `os.write` as trio's pipe stream reports it, so that a
+    fault's words stay what they were."""
+    if exc.errno == errno.EBADF:
+        return trio.ClosedResourceError("file was already closed")
+    error = trio.BrokenResourceError()
+    error.__cause__ = exc
+    return error
+
+
+async def _read_fd(fd: int) -> bytes:
+    """What the pipe `fd` holds (b"" at its end), waiting on trio only while it is empty."""
+    global _reads_without_wait
+    await trio.lowlevel.checkpoint_if_cancelled()  # an expired deadline ends the read first
+    waited = False
+    while True:
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            await trio.lowlevel.wait_readable(fd)  # a cancelled wait has read nothing
+            waited = True
+            continue
+        except OSError as exc:
+            raise _stream_error(exc) from None
+        if waited:
+            _reads_without_wait = 0
+        else:
+            _reads_without_wait += 1
+            if _reads_without_wait >= YIELD_EVERY:
+                _reads_without_wait = 0
+                await trio.lowlevel.cancel_shielded_checkpoint()  # the data is read: keep it
+        return data
 
 
 def deadline_after(seconds: float) -> float:

@@ -1,13 +1,16 @@
 """Game logs: one JSON line per fact, written as the game goes, read back whole.
 
 A log is a header (versions, rules, seed, bots), one line per decision, one
-line per round end, and a footer with the result. Each line is flushed as it
-is written, so a crash leaves a readable prefix; a log without its footer is
-incomplete, and reading it says so. The header plus the decisions re-derive
+line per round end, and a footer with the result. Lines go to the file at each
+round's end, with the first decision `FLUSH_S` or more after the last flush, and
+whenever the file's buffer fills (a flush per line cost a system call per
+decision); whatever moment a crash comes, the file holds a prefix of the log,
+perhaps ending in a part of a line, which reading skips: a log without its
+footer is incomplete, and reading it says so. The header plus the decisions re-derive
 the whole game with the engine: that is what `referee replay` checks.
 
 A log named `NAME.jsonl.gz` is written as `NAME.jsonl` while the game runs
-(each line flushed as it comes) and compressed into its name once the footer
+(flushed as above) and compressed into its name once the footer
 is written; a crashed game leaves the plain, incomplete `NAME.jsonl`. Reading
 tells the two apart by their first bytes. See spec/LOGS.md.
 """
@@ -18,7 +21,9 @@ import datetime as dt
 import gzip
 import os
 import shutil
+import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Literal
 
@@ -34,6 +39,7 @@ from .rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
 from .wire import move_spec, round_start, rules_info
 
 LOG_FORMAT = 1
+FLUSH_S = 1.0  # between round ends, a decision this long after the last flush flushes
 
 
 class LogBot(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -242,7 +248,7 @@ def log_fault(fault: Fault | Notice) -> LogFault:
 
 
 class LogWriter(Recorder):
-    """Writes a game log as the game goes, one flushed line per fact.
+    """Writes a game log as the game goes, one line per fact, flushed by round and by time.
 
     With `seat` set, the log is redacted for that seat the way its messages were
     (`redact_header`, `redact_decision`), and each round's deal as that seat saw it
@@ -253,8 +259,15 @@ class LogWriter(Recorder):
     into `path` when the log is finished; closed unfinished, it stays plain there.
     """
 
-    def __init__(self, path: Path, header: Header, seat: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: Header,
+        seat: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path = path
+        self.clock = clock  # what says when `FLUSH_S` has passed
         self.seat = seat
         self._live = live_path(path)
         self._finished = False
@@ -269,10 +282,14 @@ class LogWriter(Recorder):
         self._write(header)
         if seat is not None and self._state is not None:
             self._write(round_start_line(self._state, seat))
+        self._flush()  # the header is there from the start
 
     def _write(self, line: LogLine) -> None:
         self._handle.write(_encoder.encode(line) + b"\n")
+
+    def _flush(self) -> None:
         self._handle.flush()
+        self._flushed_at = self.clock()
 
     def decision(self, record: Decision, state: State) -> None:
         """Log one decision; `state` is after it (a draw's tile is read from it)."""
@@ -301,6 +318,8 @@ class LogWriter(Recorder):
                 notices=[self._fault(n) for n in record.notices],
             )
         )
+        if self.clock() - self._flushed_at >= FLUSH_S:
+            self._flush()
 
     def _fault(self, fault: Fault | Notice) -> LogFault:
         line = log_fault(fault)
@@ -322,6 +341,7 @@ class LogWriter(Recorder):
         state = self._state
         if self.seat is not None and state is not None and state.outcome is None:
             self._write(round_start_line(state, self.seat))
+        self._flush()
 
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file (compressing it, for a `.jsonl.gz` path):

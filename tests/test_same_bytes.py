@@ -1,0 +1,138 @@
+"""Seeded games give the same bytes, on the wire and in the logs, as they always did.
+
+The referee's hot path (connection I/O, the view builder, the log's flush policy)
+is tuned for speed; none of that may change what a bot receives or what a log
+holds. Here seeded games between real bot processes (the sample bots, and test
+bots that send stale replies and illegal moves, so that errors, notices, a forfeit
+and its auto moves are on the wire too) are played with every bot under
+`spec/wiretap.py`, and the lines each bot received and sent, the full log and the
+seat logs are compared with digests recorded before the tuning. Only what varies
+from run to run is normalised, as `spec/examples.py` does for the spec's log
+examples: the times (latency, the referee's own lateness, start, end, duration)
+and the bots' command lines.
+
+When a change to the referee is meant to change these bytes, run this file with
+`SAME_BYTES_RECORD=1` to print the new digests, and read the diff of the files it
+leaves in the test's temporary folder first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from protocol import messages as m
+from referee.faults import Policy
+from referee.process import BotSpec
+from referee.rules import preset
+from referee.runner import run_game, seat_log_path
+
+from .test_spec_examples import examples  # spec/examples.py, loaded once
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
+CLOCK = m.TimeControl(move_ms=20_000, bank_ms=60_000, startup_ms=30_000)
+
+
+SAMPLE = {
+    "random": (str(ROOT / "sample_bots" / "random_bot.py"),),
+    "greedy": (str(ROOT / "sample_bots" / "greedy_bot.py"),),
+    "wrong_id": (str(BOTS / "wrong_id.py"),),
+    "illegal": (str(BOTS / "illegal.py"), "index"),
+}
+
+# name: (rules, seed, bots, policy)
+GAMES: dict[str, tuple[str, int, tuple[str, ...], Policy]] = {
+    "three": ("standard", 11, ("random", "greedy", "random"), Policy.FORFEIT),
+    "teams": (
+        "standard+teams+fast-first-turn+announce",
+        5,
+        ("greedy", "random", "wrong_id", "random"),
+        Policy.DEFAULT_MOVE,
+    ),
+    "faults": ("celko", 3, ("illegal", "random", "greedy"), Policy.FORFEIT),
+}
+
+# sha256 of each normalised file, recorded with the referee before issue 18's tuning.
+EXPECTED: dict[str, str] = {
+    "faults/log": "7c996751e3b63606a3c8d5f8932c6d8a3adf6cccfc25388cee6f81493a7dfb52",
+    "faults/seat0.log": "7919301b3c7336a182db52de51af54d065626cc19fb1f5b9bedef5ef489c1d3f",
+    "faults/seat0.wire": "c013d17a6dc1a5f14c310742ad463ab49a39156ab311c7d3ae5c7330b22f43bf",
+    "faults/seat1.log": "27ac44102fdde91029f33a2f33affa4da5021982d35d2ac3a15f6e6b7986948f",
+    "faults/seat1.wire": "8b6f038a95efd3bb4c568e1478135cdba28390e2ad5a8c3d055fa0437dd5eeaf",
+    "faults/seat2.log": "0600af7a9f285075e7ac4ca553ecf983ebd0ef3c449d85edcc2fe5d40a8e9ffa",
+    "faults/seat2.wire": "80fdc08801f0d7ae61c5c5f745a28611023ac3858f4b3ce7e8efbf5d2f91f0a4",
+    "teams/log": "53e22fdefd9648d0a8871d5db5c08c942f6e0b82631de55b70a63aae031598d3",
+    "teams/seat0.log": "9042bb2bc990b1651757c8f1128c02f82f1331d5b9f22bf5071de9c860245d02",
+    "teams/seat0.wire": "1c416c5f9a238489e0f585ca8e16e928bcb92d2a0fcb115e282f4ecaa26a28ce",
+    "teams/seat1.log": "b28b170699af343752559bf8ac48f0f2a4626c683e194c0295d0d23cf61ea4f4",
+    "teams/seat1.wire": "9c6cd8aebb1fee01ff985090301d55dfe30beb1a538e8db0ae16997e9bc7d0f9",
+    "teams/seat2.log": "e7634ab772eee62960e7a1eedc9218527e5c5a326ea7d56fc2beccdcae21fa4e",
+    "teams/seat2.wire": "2f00acc5c8808c58905a60305a8da1f6b399104652526cf3db5e699586b4a0c4",
+    "teams/seat3.log": "654ff681f3d17f29a51ca5a67f116f7e3c8511dd113d921b74ac334c01ab83e0",
+    "teams/seat3.wire": "4c2a97a458dcbf3edba680227a184261cb852cff37c53d46119495cc3f6b652a",
+    "three/log": "fb07b473d4bd23df6ab65a1a2b9b0e3e3f7bf1e6b9a4f5a40361dfc6a820e236",
+    "three/seat0.log": "163401d8875582361c17ef085532e0fee150fe0aee203f72c4f3b6a917d954de",
+    "three/seat0.wire": "345914d6f049812054fb21fbbd56ab3b35315617cd803e49b17b790e1df147c5",
+    "three/seat1.log": "82c7938ac2c1a1313e05b692470b23421ae6850cdf73671ed7a4b69c4e3f012a",
+    "three/seat1.wire": "aec1f65074ed42e61b380c484234f4ab13e4ef783ab34c0af635d1a9d322cc76",
+    "three/seat2.log": "b4922ab3e982d95d9f6dfb21358bf8b0d3830c18b1e8c188e85ac658368516dd",
+    "three/seat2.wire": "f1e2350aed6aceac130a43081d6e83197b06fd75d6aa5123ca786999f7954292",
+}
+
+
+def _normal_wire(path: Path) -> str:
+    """A wiretap record as it is: every line a bot received and sent, in order."""
+    return path.read_text(encoding="utf-8")
+
+
+def _normal_log(path: Path) -> str:
+    return "".join(examples.normal_log(line) + "\n" for line in path.read_text().splitlines())
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+async def test_seeded_game_gives_the_same_bytes(name: str, tmp_path: Path) -> None:
+    rules_name, seed, bots, policy = GAMES[name]
+    rules = preset(rules_name, max_pip=6, players=len(bots))
+    specs = []
+    records = []
+    for seat, bot in enumerate(bots):
+        record = tmp_path / f"wire{seat}.jsonl"
+        records.append(record)
+        argv = (sys.executable, str(ROOT / "spec" / "wiretap.py"), str(record), "--")
+        specs.append(BotSpec(bot, (*argv, sys.executable, *SAMPLE[bot])))
+    log_path = tmp_path / f"{name}.jsonl"
+    report = await run_game(
+        specs,
+        rules,
+        seed,
+        game_id=f"same-{name}",
+        time=CLOCK,
+        log_path=log_path,
+        policy=policy,
+        seat_logs=True,
+        bot_seed_key=KEY,
+    )
+    assert report.result.decisions > 50
+    texts = {"log": _normal_log(log_path)}
+    for seat, record in enumerate(records):
+        texts[f"seat{seat}.log"] = _normal_log(seat_log_path(log_path, seat))
+        texts[f"seat{seat}.wire"] = _normal_wire(record)
+    got = {f"{name}/{part}": _digest(text) for part, text in texts.items()}
+    for part, text in texts.items():
+        (tmp_path / f"normal-{part}").write_text(text)
+    if os.environ.get("SAME_BYTES_RECORD"):
+        print(json.dumps(got, indent=4))
+        return
+    differ = [key for key, digest in got.items() if EXPECTED.get(key) != digest]
+    assert not differ, f"bytes changed: {', '.join(differ)} (normalised files in {tmp_path})"

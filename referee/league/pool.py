@@ -103,13 +103,15 @@ class BotPool:
         self.deals: dict[BotProcess, set[int]] = {}  # the deal seeds each process was given
         self.started = 0
         self.closed = False  # after close(): nothing is started or kept any more
-        self._nonce = 0
+        # Pings counted per bot: its nonces do not depend on the order in which the
+        # seats of a game, checked together, happen to be pinged.
+        self._pings: dict[Bot, int] = defaultdict(int)
 
     async def _answers(self, bot: Bot, name: str) -> bool:
         """Whether a bot kept from an earlier game answers a ping, so it may be reused."""
-        self._nonce += 1
+        self._pings[bot] += 1
         try:
-            await ping(bot.connection, self._nonce, PING_S)
+            await ping(bot.connection, self._pings[bot], PING_S)
         except (BotGoneError, BotStalledError, trio.TooSlowError, ProtocolError) as exc:
             log.info("%s: not reused (%s)", name, exc)
             return False
@@ -244,6 +246,7 @@ class BotPool:
             if healthy and proc.returncode is None:
                 self.server.park(proc)
             else:
+                self._pings.pop(proc, None)
                 await self.server.end(proc, polite=healthy)
             return
         if healthy and bot.restart != "always" and proc.returncode is None and not self.closed:
@@ -259,6 +262,7 @@ class BotPool:
         await proc.stop()
         self.live.discard(proc)
         self.deals.pop(proc, None)
+        self._pings.pop(proc, None)
 
     async def close(self) -> None:
         """End every process, idle or not (shielded: runs on cancellation too)."""

@@ -316,7 +316,14 @@ def test_a_worker_killed_mid_game_costs_no_game(tmp_path: Path) -> None:
         gone = [a for a in victim["addresses"] if f"worker {a} left the cluster" in stderr]
         assert gone, stderr
         said = (tmp_path / "run.out").read_text()
-        assert re.search(r"cluster local:2: 24 games in \d+ tasks on \d workers, 1 lost", said)
+        # Every worker that left is counted, the victim among them. On a loaded machine
+        # Dask may also drop a live worker that missed its heartbeats: counted the same.
+        left = set(re.findall(r"worker (\S+) left the cluster", stderr))
+        counted = re.search(
+            r"cluster local:2: 24 games in \d+ tasks on \d workers, (\d+) lost", said
+        )
+        assert counted is not None, said
+        assert int(counted[1]) == len(left) >= 1, (said, stderr)
         # The killed worker's bots end when their keepers see its sockets close.
         assert_none_left(token, timeout_s=10)
         # The others remove their folders; SIGKILL leaves the killed worker no chance,

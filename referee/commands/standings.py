@@ -1,5 +1,7 @@
 """`referee standings`: a league's standings again, from its database (the running
-totals it keeps, so the time does not grow with the league)."""
+totals it keeps, so the time does not grow with the league). A match's folder
+gives its report and the standings of the units its test counted, as the match
+printed them when it ended."""
 
 from __future__ import annotations
 
@@ -29,11 +31,26 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     try:
         meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
         names = jsonlib.loads(meta.get("bots", "[]"))
-        standings = ledger.standings(names)
+        match = jsonlib.loads(meta["match"]) if "match" in meta else None
+        if match is None:
+            standings = ledger.standings(names)
+        else:  # a small league: its counted units, recomputed
+            from ..league.standings import compute
+
+            counted = match.pop("counted_units")
+            records = [r for r in ledger.records() if r.unit < counted]
+            standings = compute(names, records, ledger.sandbox())
+            standings.match = match
     finally:
         ledger.close()
     if as_json:
         click.echo(jsonlib.dumps(standings.to_json(), indent=2))
         return
     name = meta.get("name", "league")
-    print_standings(wide_console(), standings, f"{name}: {standings.games} games")
+    console = wide_console()
+    print_standings(console, standings, f"{name}: {standings.games} games")
+    if standings.match is not None:
+        from ..league.judge import match_lines
+
+        for line in match_lines(standings.match):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -116,6 +116,8 @@ async def run_league(
             if total_games is not None:
                 meta.append(("scheduled", str(total_games)))
         ledger.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
+        # A match's report is kept when a run of it ends: none while it runs again.
+        ledger.db.execute("DELETE FROM meta WHERE key = 'match'")
         done = ledger.done()
         if judge is not None:
             await trio.to_thread.run_sync(judge.replay, ledger.records())
@@ -194,6 +196,11 @@ async def run_league(
             match = config.match
             standings.match = {"new": match.new, "base": match.base}
             standings.match.update(json_result(judge.summary()))
+            # For `referee standings`: the report, and which units it counted.
+            kept = {**standings.match, "counted_units": judge.counted}
+            ledger.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('match', ?)", (json.dumps(kept),)
+            )
         else:
             standings = ledger.standings(names, history=True)  # the stored totals: no recount
         if files:

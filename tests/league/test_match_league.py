@@ -102,6 +102,22 @@ def test_a_match_league_decides_reports_and_resumes(tmp_path: Path) -> None:
     assert len(ledger_records(out)) == before
     assert json.loads((out / "standings.json").read_text())["match"] == summary
 
+    # `referee standings` on the match's folder: its report and the counted units.
+    shown = subprocess.run(
+        [REFEREE, "standings", str(out)], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-3:] == final[:3]
+    as_json = subprocess.run(
+        [REFEREE, "standings", str(out), "--json"],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    again_json = json.loads(as_json.stdout)
+    assert again_json["match"] == summary and again_json["games"] == 2 * len(units)
+
     # Pinned deals and seeds: a cluster of two workers stops at the same unit as three
     # jobs here did, with the same statistics.
     other = league(path, tmp_path / "cluster", "-q", "--cluster", "local:2")

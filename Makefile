@@ -20,19 +20,18 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP)
 
 # The demo league runs the sample bots; `python` in their commands is the venv's.
-# Then it makes the replay page of its first game and says what to try next.
+# It builds the league's results site (standings, bot pages, every game's replay)
+# and says what to try next.
 DEMO_GAME := league-out/logs/g00001.jsonl.gz
-DEMO_PAGE := league-out/g00001.html
 demo: $(STAMP)
 	rm -rf league-out
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out
-	@$(BIN)/referee replay $(DEMO_GAME) --html $(DEMO_PAGE) >/dev/null
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out --site
 	@echo
 	@echo "Try next:"
-	@echo "  file://$(CURDIR)/$(DEMO_PAGE)"
-	@echo "      game 1 of the demo, to step through in a browser"
+	@echo "  file://$(CURDIR)/league-out/site/index.html"
+	@echo "      the results site: standings, a page per bot, every game's replay in a browser"
 	@echo "  $(BIN)/referee replay $(DEMO_GAME) --show | less"
-	@echo "      the same game as text, move by move (the log is checked first)"
+	@echo "      game 1 as text, move by move (the log is checked first)"
 	@echo "  $(BIN)/referee standings league-out"
 	@echo "      the standings again; all of them in league-out/standings.md"
 	@echo "  . $(BIN)/activate"

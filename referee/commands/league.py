@@ -12,10 +12,12 @@ from .league_options import (
     cluster_option,
     live_site,
     load_league,
+    match_judge,
     open_cluster,
     quiet_option,
     report_every_option,
     resume_command,
+    say_written,
     site_option,
 )
 
@@ -66,7 +68,6 @@ def league_cmd(
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
-    from ..league.judge import Judge, Lines
     from ..league.ledger import LedgerError
     from ..league.run import print_outcome, run_league
     from ..outputs import OutputError
@@ -79,10 +80,7 @@ def league_cmd(
     resume_cmd = resume_command(config.out)
 
     used: list[Cluster] = []
-    judge = None
-    lines = Lines()
-    if config.match is not None:
-        judge = Judge(config, None if quiet else lines)
+    judge, lines = match_judge(config, quiet)
 
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:
@@ -119,7 +117,5 @@ def league_cmd(
             f"cluster {cluster}: {stats.games} games in {stats.tasks} tasks on "
             f"{len(stats.workers)} workers{lost}"
         )
-    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    if site is not None and site.report is not None:
-        console.print(f"results site written to {site.report.folder.resolve()}/index.html")
+    say_written(console, config, site)
     sys.exit(status)

@@ -16,8 +16,11 @@ from .common import fail
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from rich.console import Console
+
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
+    from ..league.judge import Judge, Lines
     from ..site.live import LiveSite
 
 
@@ -158,3 +161,21 @@ def resume_command(out: Path) -> str:
         for one in value if param.multiple else [value]:
             options += [flag, str(one)]
     return shlex.join([*words, "--out", str(out), "--resume", *options])
+
+
+def match_judge(config: LeagueConfig, quiet: bool) -> tuple[Judge | None, Lines]:
+    """The judge of a match league (None for other formats) and its live lines, which
+    `-q` keeps quiet: `league` and `serve` report a match alike."""
+    from ..league.judge import Judge, Lines
+
+    lines = Lines()
+    if config.match is None:
+        return None, lines
+    return Judge(config, None if quiet else lines), lines
+
+
+def say_written(console: Console, config: LeagueConfig, site: LiveSite | None) -> None:
+    """Where the standings (and the results site, if built) were written."""
+    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    if site is not None and site.report is not None:
+        console.print(f"results site written to {site.report.folder.resolve()}/index.html")

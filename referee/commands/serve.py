@@ -12,10 +12,12 @@ from .league_options import (
     cluster_option,
     live_site,
     load_league,
+    match_judge,
     open_cluster,
     quiet_option,
     report_every_option,
     resume_command,
+    say_written,
     site_option,
 )
 
@@ -60,7 +62,6 @@ def serve_cmd(
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
-    from ..league.judge import Judge, Lines
     from ..league.ledger import LedgerError
     from ..league.run import print_outcome
     from ..outputs import OutputError
@@ -71,8 +72,7 @@ def serve_cmd(
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
-    lines = Lines()
-    judge = Judge(config, lines) if config.match is not None else None
+    judge, lines = match_judge(config, quiet)
     site = live_site(config, site_dir, report_every)
 
     async def run() -> Standings:
@@ -117,7 +117,5 @@ def serve_cmd(
         )
         sys.exit(130)
     status = print_outcome(console, config, standings, judge, lines)
-    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
-    if site is not None and site.report is not None:
-        console.print(f"results site written to {site.report.folder.resolve()}/index.html")
+    say_written(console, config, site)
     sys.exit(status)

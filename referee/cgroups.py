@@ -53,6 +53,25 @@ def create() -> Path | None:
     return path
 
 
+def limit_processes(path: Path, processes: int) -> bool:
+    """Cap the processes and threads of the cgroup `path` (`pids.max`), where the pids
+    controller is delegated to it; True when it was."""
+    try:
+        (path / "pids.max").write_text(str(processes))
+    except OSError:
+        return False
+    return True
+
+
+def processes_limited(path: Path) -> bool:
+    """Whether a fork in the cgroup `path` was refused at its `pids.max`."""
+    try:
+        events = (path / "pids.events").read_text().split()
+    except OSError:
+        return False
+    return len(events) >= 2 and events[0] == "max" and events[1] != "0"
+
+
 def remove(path: Path) -> bool:
     """Kill every process left in the cgroup `path` and remove it; True once it is gone."""
     return end_cgroup(str(path))

@@ -57,7 +57,13 @@ REAP_S = 1.0  # a bot keeper reaps the orphans it adopted at least this often
 END_S = 5.0  # at most this long to kill and reap everything, then a bot keeper exits anyway
 REQUEST_BYTES = 1 << 18  # the largest request read (the referee sends at most half)
 FDS = 4  # stdin, stdout, stderr, control
-LIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "nofile": resource.RLIMIT_NOFILE}
+LIMITS = {
+    "as": resource.RLIMIT_AS,
+    "cpu": resource.RLIMIT_CPU,
+    "nofile": resource.RLIMIT_NOFILE,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nproc": resource.RLIMIT_NPROC,
+}
 
 
 try:
@@ -152,6 +158,22 @@ def _reap_all() -> tuple[list[tuple[int, int]], bool]:
         ended.append((pid, status))
 
 
+def user_tasks(uid: int) -> int:
+    """How many processes and threads `uid` runs now, as RLIMIT_NPROC counts them."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                count += int(handle.read().rsplit(b")", 1)[1].split()[17])
+        except (OSError, IndexError, ValueError):
+            continue
+    return count
+
+
 def _on_child(signum: int, frame: object) -> None:
     """Nothing: the signal's byte on the wake-up pipe is what wakes the loop."""
 
@@ -243,13 +265,20 @@ def _exec_bot(fd: int, request: dict[str, object]) -> None:
             handle.write("0")
     try:
         for name, value in request.get("limits", {}).items():  # type: ignore[attr-defined]
+            if name == "nproc_above":
+                # The referee's own user, without a sandbox: RLIMIT_NPROC counts all its
+                # processes, so the bot may start `value` more than run now.
+                name, value = "nproc", user_tasks(os.getuid()) + value
             which = LIMITS[name]
             # The hard CPU limit a second later turns an ignored SIGXCPU into SIGKILL.
             hard = value + 1 if which == resource.RLIMIT_CPU else value
+            _, ceiling = resource.getrlimit(which)
+            if ceiling != resource.RLIM_INFINITY:  # only root may raise a hard limit
+                value, hard = min(value, ceiling), min(hard, ceiling)
             resource.setrlimit(which, (value, hard))
         os.execvpe(command[0], command, env)
-    except OSError as exc:
-        _send(fd, f"error cannot start {command[0]}: {exc.strerror}")
+    except (OSError, ValueError) as exc:
+        _send(fd, f"error cannot start {command[0]}: {getattr(exc, 'strerror', None) or exc}")
         os._exit(127)
 
 

@@ -39,7 +39,7 @@ import trio
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
-from .sandbox import SCRATCH, Hidden, SandboxError, bwrap_argv, new_scratch
+from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
 
 log = logging.getLogger(__name__)
 
@@ -53,16 +53,57 @@ REQUEST_MAX = 128 * 1024  # bytes of a start request: under a socket's default s
 LOCALE = "C.UTF-8"  # a UTF-8 locale every glibc and musl system has
 
 
+DEFAULT_MEMORY_MB = 4096  # 24 GiB and two cores: a few bots at a time, each well inside
+DEFAULT_FILES = 1024
+DEFAULT_PROCESSES = 256  # processes and threads: a JVM or a thread pool fits
+DEFAULT_SCRATCH_MB = 256
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one bot process (Linux rlimits); None means no limit."""
+    """Resource limits for one bot process, on by default; None means no limit.
 
-    memory_mb: int | None = None  # RLIMIT_AS
+    `memory_mb` is its address space (RLIMIT_AS), `files` its open descriptors
+    (RLIMIT_NOFILE), `processes` its processes and threads (a cgroup's `pids.max`
+    where that controller is delegated; RLIMIT_NPROC counted for its own user in the
+    sandbox, or above what the referee's user runs already without it; root is not
+    held by RLIMIT_NPROC), `scratch_mb` its scratch space (the size of each of its
+    tmpfs in the sandbox; the largest file it may write, RLIMIT_FSIZE, without)."""
+
+    memory_mb: int | None = DEFAULT_MEMORY_MB
     cpu_s: int | None = None  # RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later
-    files: int | None = None  # RLIMIT_NOFILE
+    files: int | None = DEFAULT_FILES
+    processes: int | None = DEFAULT_PROCESSES
+    scratch_mb: int | None = DEFAULT_SCRATCH_MB
 
-    def for_keeper(self) -> dict[str, int]:
-        """The limits as the keeper sets them in the bot before it starts."""
+    @classmethod
+    def given(
+        cls,
+        *,
+        memory_mb: int | None = None,
+        cpu_s: int | None = None,
+        files: int | None = None,
+        processes: int | None = None,
+        scratch_mb: int | None = None,
+    ) -> Limits:
+        """Limits from options a person gave: None takes the default, 0 means no limit."""
+        chosen = {
+            "memory_mb": memory_mb,
+            "cpu_s": cpu_s,
+            "files": files,
+            "processes": processes,
+            "scratch_mb": scratch_mb,
+        }
+        defaults = cls()
+        values = {
+            key: (getattr(defaults, key) if value is None else value or None)
+            for key, value in chosen.items()
+        }
+        return cls(**values)
+
+    def for_keeper(self, sandboxed: bool) -> dict[str, int]:
+        """The limits as the keeper sets them in the bot before it starts (a sandboxed
+        bot's process limit is set inside its sandbox, see referee.sandbox)."""
         out: dict[str, int] = {}
         if self.memory_mb is not None:
             out["as"] = self.memory_mb * 1024 * 1024
@@ -70,7 +111,23 @@ class Limits:
             out["cpu"] = self.cpu_s
         if self.files is not None:
             out["nofile"] = self.files
+        if self.scratch_mb is not None:
+            out["fsize"] = self.scratch_mb * 1024 * 1024
+        if self.processes is not None and not sandboxed and os.geteuid() != 0:
+            out["nproc_above"] = self.processes
         return out
+
+    def describe(self) -> str:
+        """The limits in words, for the standings and the site."""
+        words = [
+            f"memory {self.memory_mb} MB" if self.memory_mb else "memory unlimited",
+            f"{self.processes} processes" if self.processes else "processes unlimited",
+            f"{self.files} open files" if self.files else "open files unlimited",
+            f"scratch {self.scratch_mb} MB" if self.scratch_mb else "scratch unlimited",
+        ]
+        if self.cpu_s:
+            words.append(f"CPU {self.cpu_s} s")
+        return ", ".join(words)
 
 
 @dataclass(frozen=True)
@@ -107,6 +164,26 @@ def parse_bot(text: str, index: int = 0) -> BotSpec:
     return BotSpec(name=name, argv=argv)
 
 
+# What a bot says last when a limit stops it: Python's, C's and C++'s, Node's, Java's.
+_MEMORY_SIGNS = (
+    b"MemoryError",
+    b"bad_alloc",
+    b"Cannot allocate memory",
+    b"out of memory",
+    b"JavaScript heap out of memory",
+)
+_PROCESS_SIGNS = (
+    b"BlockingIOError: [Errno 11]",
+    b"can't start new thread",
+    b"fork: Resource temporarily unavailable",
+    b"fork: retry",
+    b"unable to create native thread",
+    b"pthread_create failed",
+)
+_FILE_SIGNS = (b"Too many open files", b"EMFILE")
+_DISK_SIGNS = (b"No space left on device", b"ENOSPC", b"File too large")
+
+
 class BotProcess:
     """A running bot: its keeper's pid, its protocol connection and its stderr file."""
 
@@ -117,9 +194,10 @@ class BotProcess:
         pipes: tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream, trio.lowlevel.FdStream],
         stderr_path: Path | None,
         control: trio.socket.SocketType,
-        scratch: Path,
+        scratch: Path | None,
         cgroup: Path | None = None,
         reports: bytes = b"",
+        uid: int | None = None,
     ) -> None:
         self.spec = spec
         self._pid = pid
@@ -128,8 +206,10 @@ class BotProcess:
         self.control = control
         self.returncode: int | None = None  # the bot's own exit status, from its keeper
         self.start_error: str | None = None
-        # The bot's own writable folder ($SCRATCH, $HOME, $TMPDIR), emptied between games.
+        # The bot's own writable folder ($SCRATCH, $HOME, $TMPDIR) without the sandbox,
+        # emptied between games (a sandboxed bot's is a tmpfs inside its sandbox).
         self.scratch = scratch
+        self.uid = uid  # the sandboxed bot's own host user, when the referee is root
         self.cgroup = cgroup  # the bot's cgroup, if the machine allows them
         self._control_buffer = b""
         self._stopping = False
@@ -223,7 +303,8 @@ class BotProcess:
         return ""
 
     async def diagnose(self) -> tuple[FaultKind, str]:
-        """After the bot's output ended: a crash, or a resource limit that killed it."""
+        """After the bot's output ended: a crash, or a resource limit that stopped it,
+        named with its value."""
         note = await self.exit_note()
         code = self.returncode
         limits = self.spec.limits
@@ -237,34 +318,44 @@ class BotProcess:
             )
         ):
             return FaultKind.RESOURCE_LIMIT, f"{note} at the CPU limit of {limits.cpu_s} s"
-        if code not in (None, 0) and limits.memory_mb is not None:
-            with trio.move_on_after(0.5):
-                await self.stderr_done.wait()  # its last words may still be on their way
-        if code not in (None, 0) and limits.memory_mb is not None and self._out_of_memory():
+        if code == -signal.SIGXFSZ and limits.scratch_mb is not None:
             return (
                 FaultKind.RESOURCE_LIMIT,
-                f"{note}: out of memory at the {limits.memory_mb} MB limit",
+                f"{note} at the file size limit of {limits.scratch_mb} MB",
             )
+        if code not in (None, 0):
+            with trio.move_on_after(0.5):
+                await self.stderr_done.wait()  # its last words may still be on their way
+        limit = self.limit_hit()
+        if limit is not None:
+            return FaultKind.RESOURCE_LIMIT, f"{note}: {limit}"
         return FaultKind.CRASH, note
 
-    def _out_of_memory(self) -> bool:
-        # A failed allocation shows only in what the bot said last: Python's MemoryError,
-        # C++'s std::bad_alloc, malloc's ENOMEM, Node's heap message.
+    def limit_hit(self) -> str | None:
+        """Which of its limits the bot ran into, in words, judged by its cgroup's
+        counters and by what it said last; None when none shows."""
+        limits = self.spec.limits
+        if limits.processes is not None and (
+            (self.cgroup is not None and cgroups.processes_limited(self.cgroup))
+            or self._said(_PROCESS_SIGNS)
+        ):
+            return f"out of processes at the limit of {limits.processes}"
+        if limits.memory_mb is not None and self._said(_MEMORY_SIGNS):
+            return f"out of memory at the {limits.memory_mb} MB limit"
+        if limits.files is not None and self._said(_FILE_SIGNS):
+            return f"out of file descriptors at the limit of {limits.files} open files"
+        if limits.scratch_mb is not None and self._said(_DISK_SIGNS):
+            return f"out of scratch space at the {limits.scratch_mb} MB limit"
+        return None
+
+    def _said(self, signs: tuple[bytes, ...]) -> bool:
+        """Whether the last 8 KiB of the bot's stderr hold one of `signs`."""
         if self.stderr_path is None or not self.stderr_path.exists():
             return False
         with self.stderr_path.open("rb") as handle:
             handle.seek(max(0, self.stderr_path.stat().st_size - 8192))
             tail = handle.read()
-        return any(
-            sign in tail
-            for sign in (
-                b"MemoryError",
-                b"bad_alloc",
-                b"Cannot allocate memory",
-                b"out of memory",
-                b"JavaScript heap out of memory",
-            )
-        )
+        return any(sign in tail for sign in signs)
 
     async def wait(self) -> int | None:
         """Wait for the bot (not the keeper) to exit; its status."""
@@ -290,7 +381,10 @@ class BotProcess:
             finally:
                 self.control.close()
                 await self.connection.aclose()
-                shutil.rmtree(self.scratch, ignore_errors=True)
+                if self.scratch is not None:
+                    shutil.rmtree(self.scratch, ignore_errors=True)
+                if self.uid is not None and self.keeper_gone.is_set():
+                    BOT_USERS.give_back(self.uid)  # everything it ran has ended
                 self.stopped.set()
         return self.returncode
 
@@ -329,28 +423,39 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     """
     if (problem := unstartable(spec)) is not None:
         raise FileNotFoundError(2, problem)
-    scratch = new_scratch(spec.name)
     sandboxed = spec.sandbox == "bwrap"
-    env = bot_environment(spec, SCRATCH if sandboxed else str(scratch))
+    scratch = None if sandboxed else new_scratch(spec.name)
+    env = bot_environment(spec, SCRATCH if scratch is None else str(scratch))
     argv = list(spec.argv)
     cgroup: Path | None = None
+    uid: int | None = None
     mine: list[int] = []  # the referee's ends of the bot's pipes
     ours, theirs = socket.socketpair()
+    limits = spec.limits
     try:
         if sandboxed:
             try:
+                uid = BOT_USERS.take() if as_root() else None
                 argv = bwrap_argv(
-                    spec.argv, cwd=spec.cwd, scratch=scratch, env=env, hidden=spec.hidden
+                    spec.argv,
+                    cwd=spec.cwd,
+                    env=env,
+                    hidden=spec.hidden,
+                    uid=uid,
+                    processes=limits.processes,
+                    scratch_mb=limits.scratch_mb,
                 )
             except SandboxError as exc:
                 raise OSError(str(exc)) from None
         cgroup = cgroups.create()
+        if cgroup is not None and limits.processes is not None:
+            cgroups.limit_processes(cgroup, limits.processes)
         request = {
             "argv": argv,
             "env": env,
             # Absolute: the keeper's own folder is the referee's when it started.
             "cwd": os.path.join(os.getcwd(), spec.cwd or ""),
-            "limits": spec.limits.for_keeper(),
+            "limits": limits.for_keeper(sandboxed),
             "cgroup": None if cgroup is None else str(cgroup),
         }
         stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
@@ -371,16 +476,19 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
         theirs.close()
         for fd in mine:
             os.close(fd)
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         if cgroup is not None:
             cgroups.remove(cgroup)
+        if uid is not None:
+            BOT_USERS.give_back(uid)
         raise
     pipes = (
         trio.lowlevel.FdStream(stdin_w),
         trio.lowlevel.FdStream(stdout_r),
         trio.lowlevel.FdStream(stderr_r),
     )
-    return BotProcess(spec, pid, pipes, stderr_path, control, scratch, cgroup, reports)
+    return BotProcess(spec, pid, pipes, stderr_path, control, scratch, cgroup, reports, uid)
 
 
 async def _keeper_pid(control: trio.socket.SocketType) -> tuple[int, bytes]:

@@ -5,8 +5,8 @@ cgroup namespaces (`--unshare-all`): no network at all, no way to see or signal
 another bot, no shared memory with it. It sees the system (`/usr`, `/etc`)
 read-only, its own folder read-only (its working folder, that of its program,
 and of the script an interpreter runs), the interpreter it was started with
-read-only, a private writable scratch folder (`$SCRATCH`, emptied after each
-game) and an empty `/tmp`; the referee's folders, logs and the other bots'
+read-only, a private writable scratch folder (`$SCRATCH`) and an empty `/tmp`,
+both size-limited tmpfs of its own that end with it; the referee's folders, logs and the other bots'
 folders are not there at all. The sandbox dies with its bot keeper
 (`--die-with-parent`), and when the bot's main process ends the PID namespace
 ends, so no grandchild outlives it.
@@ -20,6 +20,23 @@ device node in a folder the bot sees is a channel no read-only mount closes
 (two bots that see it talk through it), so such a bot is refused too; the
 folders are scanned once per referee process (`check_visible`).
 
+Who the bot is. Run by an unprivileged user, bubblewrap makes a user namespace
+and the bot is that user, with no capability outside it. Run by root, a user
+namespace would map the bot to host root, whose files stay readable and writable
+by owner permission: so bubblewrap, as root, makes every namespace but the
+user's, mounts the bot's view, and the bot is then started through `setpriv` as
+an unprivileged host user of its own (`BotUsers`: a uid no account uses, one per
+bot process, held by a lock file while it runs), with no capability, an empty
+bounding set, no supplementary group and `no_new_privs`. The folders it sees
+must then be readable by others (`o+rx`); one that is not is refused in one
+line. Nothing of the host is writable to it but its own size-limited tmpfs
+scratch (`--size`, see `Limits.scratch_mb`) and `/tmp`, which end with the
+sandbox; so nothing a process wrote outlives it for a later process to read.
+
+Its process limit (RLIMIT_NPROC) is set inside the sandbox by `prlimit`, once
+the bot is the user it counts: a uid of its own as root, the user namespace's
+count otherwise.
+
 `auto` (the default of `league` and `serve`) means bwrap where `check_bwrap()`
 passes, and none, said aloud, where it does not (`resolve_auto`).
 """
@@ -27,8 +44,11 @@ passes, and none, said aloud, where it does not (`resolve_auto`).
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import functools
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -42,6 +62,8 @@ from pathlib import Path
 SANDBOXES = ("none", "bwrap")  # what a bot runs in
 CHOICES = ("auto", *SANDBOXES)  # what a user may ask for; auto: bwrap where it works
 SCRATCH = "/scratch"
+BOT_UID_BASE = 1_900_000_000  # as root, sandboxed bots run as uids from here on
+BOT_UIDS = 1 << 16  # how many: far more than bots run at once on one machine
 
 
 class SandboxError(Exception):
@@ -106,6 +128,94 @@ def _under(path: Path | str, root: Path | str) -> bool:
 
 def _system(path: Path) -> bool:
     return any(_under(path, root) for root in _SYSTEM)
+
+
+def as_root() -> bool:
+    """Whether the referee runs as root, so a sandboxed bot must be given another user."""
+    return os.geteuid() == 0
+
+
+class BotUsers:
+    """The unprivileged host users that sandboxed bots run as when the referee is root:
+    one uid per bot process, none of them an account, each held by an exclusive lock on
+    a file named by it (so two referees on one machine never share one) until the bot
+    has ended. Sharing no uid, bots cannot touch each other's files or processes, and a
+    process limit (RLIMIT_NPROC) counts one bot's processes alone."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, int] = {}  # uid -> the locked file's descriptor
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _folder() -> Path:
+        for base in (Path("/run"), Path(tempfile.gettempdir())):
+            folder = base / "referee-bot-users"
+            with contextlib.suppress(OSError):
+                folder.mkdir(mode=0o700, exist_ok=True)
+                info = folder.stat()
+                if info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700:
+                    return folder
+        raise SandboxError("no folder for the sandboxed bots' user locks (/run, the temp folder)")
+
+    def take(self) -> int:
+        """A uid no other bot holds, held until `give_back`."""
+        folder = self._folder()
+        start = random.randrange(BOT_UIDS)
+        with self._lock:
+            for step in range(BOT_UIDS):
+                uid = BOT_UID_BASE + (start + step) % BOT_UIDS
+                if uid in self._held:
+                    continue
+                fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    os.close(fd)
+                    continue
+                self._held[uid] = fd
+                return uid
+        raise SandboxError(f"all {BOT_UIDS} sandbox users are in use")
+
+    def give_back(self, uid: int) -> None:
+        """Let another bot have `uid` (its bot has ended, with everything it started)."""
+        with self._lock:
+            fd = self._held.pop(uid, None)
+        if fd is not None:
+            os.close(fd)
+
+
+BOT_USERS = BotUsers()
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return mode & need == need
+
+
+def user_line(sandbox: str) -> str:
+    """Who a bot started here with `sandbox` runs as, for the standings and the site."""
+    if sandbox == "bwrap" and as_root():
+        return (
+            "an unprivileged user of its own (uid "
+            f"{BOT_UID_BASE}+, one per bot process; the referee runs as root)"
+        )
+    name = _user_name(os.geteuid())
+    if sandbox == "bwrap":
+        return f"the referee's user {name}, inside a user namespace, with no capability"
+    return f"the referee's user {name}" + (" (ROOT: it could do anything)" if as_root() else "")
+
+
+def _user_name(uid: int) -> str:
+    import pwd
+
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def visible_folders(
@@ -250,11 +360,23 @@ def _plan(
     path_env: str | None,
     extra_ro: Sequence[str],
     hidden: Sequence[Hidden],
+    *,
+    readable: bool = False,
 ) -> tuple[list[Path], list[str]]:
     """The folders to show and the bubblewrap options that cover the hidden places in
-    them; `SandboxError` when a place cannot be covered or a folder holds a FIFO,
-    socket or device node."""
+    them; `SandboxError` when a place cannot be covered, a folder holds a FIFO, socket
+    or device node, or (with `readable`, for a bot run as another user) a folder it
+    needs is not readable by others."""
     shown = _visible(argv, cwd, path_env, extra_ro)
+    if readable:
+        for bind, bind_real in shown:
+            if not _readable_by_others(Path(bind_real)):
+                mode = stat.S_IMODE(os.stat(bind_real).st_mode) if os.path.exists(bind) else 0
+                raise SandboxError(
+                    f"{bind} (mode {mode:04o}) is not readable by other users, and a "
+                    "sandboxed bot runs as an unprivileged user of its own when the referee "
+                    f"runs as root: chmod o+rx {bind}, or run the referee as a user"
+                )
     places = list(hidden)
     if _scratch_root is not None:
         places.append(
@@ -296,64 +418,130 @@ def check_visible(
     argv: Sequence[str], *, cwd: str | None, path_env: str | None, hidden: Sequence[Hidden] = ()
 ) -> None:
     """Before a bot is started in the sandbox: `SandboxError` (one line, naming the file)
-    when a folder it would see holds a FIFO, socket or device node, or a place of
-    `hidden` that the sandbox cannot cover."""
-    _plan(argv, cwd, path_env, (), hidden)
+    when a folder it would see holds a FIFO, socket or device node, a place of `hidden`
+    that the sandbox cannot cover, or (as root) a folder other users may not read."""
+    _plan(argv, cwd, path_env, (), hidden, readable=as_root())
 
 
 def bwrap_argv(
     argv: Sequence[str],
     *,
     cwd: str | None,
-    scratch: Path,
     env: dict[str, str],
     extra_ro: Sequence[str] = (),
     hidden: Sequence[Hidden] = (),
+    uid: int | None = None,
+    processes: int | None = None,
+    scratch_mb: int | None = None,
 ) -> list[str]:
     """The command line that runs `argv` inside a bubblewrap sandbox (see `check_visible`
     for the `SandboxError` it raises besides a missing bubblewrap).
 
+    With `uid` (the referee is root: see `BotUsers`), bubblewrap runs as root without
+    a user namespace and the bot is started as `uid` through `setpriv`, with no
+    capability and `no_new_privs`. `processes` caps the bot's processes and threads
+    (RLIMIT_NPROC, set by `prlimit` inside); `scratch_mb` the size of each of its
+    two writable places, `SCRATCH` and `/tmp` (tmpfs, gone with the sandbox).
+
     bwrap passes its own environment on to the bot: run it with `env`, the bot's
-    exact environment (HOME, TMPDIR and SCRATCH are `SCRATCH`, where `scratch` is
-    bound), plus PWD, which bwrap always sets. It is not repeated on the command
-    line, which every process of the machine may read."""
+    exact environment (HOME, TMPDIR and SCRATCH are `SCRATCH`), plus PWD, which bwrap
+    always sets. It is not repeated on the command line, which every process of the
+    machine may read."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError(
             "sandbox bwrap: bubblewrap is not installed (Debian: apt-get install bubblewrap)"
         )
     folder = str(Path(cwd or ".").resolve())
-    binds, cover = _plan(argv, cwd, env.get("PATH"), extra_ro, hidden)
+    binds, cover = _plan(argv, cwd, env.get("PATH"), extra_ro, hidden, readable=uid is not None)
+    size = [] if scratch_mb is None else ["--size", str(scratch_mb * 1024 * 1024)]
+    if uid is None:
+        args = [bwrap, "--unshare-all", "--die-with-parent"]
+    else:
+        # Root's bubblewrap: no user namespace (it would map the bot to host root).
+        args = [bwrap, *_ROOT_UNSHARE, "--die-with-parent"]
     # An empty /tmp first: every later bind (the interpreter, the bot's folder) may live
     # under /tmp and must show through it.
-    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_binds(), "--tmpfs", "/tmp"]
+    args += [*_system_binds(), *size, "--perms", "1777", "--tmpfs", "/tmp"]
+    made: set[str] = set()
     for path in binds:
+        if uid is not None:
+            # The folders on the way are the sandbox's own, traversable by the bot's user
+            # (bubblewrap would copy the host's modes: /root is 0700).
+            for parent in reversed(path.parents):
+                text = str(parent)
+                if text in made or parent == Path("/") or _covered(parent, binds, path):
+                    continue
+                made.add(text)
+                args += ["--perms", "0755", "--dir", text]
         args += ["--ro-bind", str(path), str(path)]
     args += cover
-    args += [
-        "--bind",
-        str(scratch),
-        SCRATCH,
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--chdir",
-        folder,
-        "--",
-        *argv,
-    ]
-    return args
+    args += [*size, "--perms", "1777", "--tmpfs", SCRATCH]
+    # The sandbox's own root (the folders bubblewrap made on the way to each bind)
+    # read-only too: its tmpfs has no size limit.
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", folder, "--"]
+    return args + _wrapper(uid, processes) + list(argv)
+
+
+# Every namespace bubblewrap knows but the user's, for root's bubblewrap.
+_ROOT_UNSHARE = (
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+)
+
+
+def _covered(folder: Path, binds: Sequence[Path], bound: Path) -> bool:
+    """Whether `folder` exists in the sandbox already: /tmp, a system folder, or in a
+    bind made before `bound`."""
+    if folder == Path("/tmp") or _system(folder):
+        return True
+    return any(_under(folder, other) for other in binds[: binds.index(bound)])
+
+
+def _wrapper(uid: int | None, processes: int | None) -> list[str]:
+    """What runs between bubblewrap and the bot: `setpriv` to the bot's own user (as
+    root), `prlimit` for its process limit."""
+    words: list[str] = []
+    if uid is not None:
+        setpriv = shutil.which("setpriv") or "setpriv"
+        words += [
+            setpriv,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+    if processes is not None:
+        prlimit = shutil.which("prlimit") or "prlimit"
+        words += [prlimit, f"--nproc={processes}:{processes}", "--"]
+    return words
 
 
 def check_bwrap() -> str | None:
-    """None when bubblewrap runs a sandbox here; otherwise why not, and how to fix it."""
+    """None when bubblewrap runs a sandbox here, as the bots will be run (as root: as an
+    unprivileged user through setpriv, with a process limit through prlimit); otherwise
+    why not, and how to fix it."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    needed = ("setpriv", "prlimit") if as_root() else ("prlimit",)
+    for tool in needed:
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (Debian: apt-get install util-linux)"
+    if as_root():
+        unshare = [*_ROOT_UNSHARE, "--die-with-parent"]
+        wrapper = _wrapper(BOT_UID_BASE + BOT_UIDS - 1, 64)
+    else:
+        unshare, wrapper = ["--unshare-all", "--die-with-parent"], _wrapper(None, 64)
     try:
         done = subprocess.run(
-            [bwrap, "--unshare-all", "--die-with-parent", *_system_binds(), "--", "/bin/true"],
+            [bwrap, *unshare, *_system_binds(), "--proc", "/proc", "--", *wrapper, "/bin/true"],
             capture_output=True,
             timeout=10,
         )
@@ -361,6 +549,8 @@ def check_bwrap() -> str | None:
         return f"bubblewrap could not run: {exc}"
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip()
+        if as_root():
+            return f"bubblewrap, run as root, could not start a bot as another user ({why})"
         return (
             f"the kernel refused a namespace ({why}); allow unprivileged user namespaces "
             "(sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "

@@ -152,9 +152,10 @@ def league_data(setup: MatchSetup) -> dict[str, Any]:
             ("memory_mb", limits.memory_mb),
             ("cpu_s", limits.cpu_s),
             ("max_files", limits.files),
+            ("max_processes", limits.processes),
+            ("scratch_mb", limits.scratch_mb),
         ):
-            if value is not None:
-                bot[key] = value
+            bot[key] = 0 if value is None else value  # 0: no limit
         clock = own[i] if i < 2 else None
         if clock is not None and clock != setup.time:
             bot["time"] = _clock(clock)

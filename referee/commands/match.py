@@ -99,6 +99,8 @@ def match_cmd(
     policy: str,
     max_faults: int,
     memory_mb: int | None,
+    max_processes: int | None,
+    scratch_mb: int | None,
     cpu_s: int | None,
     max_files: int | None,
     max_output_kb: int | None,
@@ -137,7 +139,13 @@ def match_cmd(
             clocks.append(None if text is None else parse_clock(text, time))
         except ValueError as exc:
             fail(f"{label} {text!r}: {exc}")
-    limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, files=max_files)
+    limits = Limits.given(
+        memory_mb=memory_mb,
+        cpu_s=cpu_s,
+        files=max_files,
+        processes=max_processes,
+        scratch_mb=scratch_mb,
+    )
     specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, parse_env(env_pairs), limits)
     seating = pairing(specs[0], specs[1], specs[2:], table)
     overrides: dict[str, Any] = dict(parse_sets(sets))

@@ -232,10 +232,12 @@ def parse_config(
         for k in raw.env:
             if not env_name(k):
                 raise ConfigError(f"{key}.env.{k}: not a variable name (letters, digits, _)")
-        limits = Limits(
+        limits = Limits.given(
             memory_mb=_given(raw.memory_mb),
             cpu_s=_given(raw.cpu_s),
             files=_given(raw.max_files),
+            processes=_given(raw.max_processes),
+            scratch_mb=_given(raw.scratch_mb),
         )
         chosen = sandbox_override or raw.sandbox
         if chosen == "auto":
@@ -436,7 +438,18 @@ def _tcp_bot(raw: BotTable, given: set[str], key: str, base: Path, tokens: bool)
     one source for its token.
 
     Error messages name the key, never the token."""
-    for k in ("command", "cwd", "env", "restart", "memory_mb", "cpu_s", "max_files", "resources"):
+    for k in (
+        "command",
+        "cwd",
+        "env",
+        "restart",
+        "memory_mb",
+        "cpu_s",
+        "max_files",
+        "max_processes",
+        "scratch_mb",
+        "resources",
+    ):
         if k in given:
             raise ConfigError(f'{key}.{k}: not used with transport = "tcp"')
     sources = [k for k in _TOKEN_KEYS if k in given]

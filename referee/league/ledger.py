@@ -143,15 +143,18 @@ class Ledger:
         self.db.execute("INSERT INTO meta VALUES (?, ?)", (name, key.hex()))
         return key
 
-    def note_sandbox(self, bots: dict[str, str], note: str | None) -> SandboxRecord:
-        """Record how this run sandboxes each bot, merged with the earlier runs of the
-        league: a bot that ran without the sandbox once stays recorded so."""
+    def note_sandbox(
+        self, bots: dict[str, str], note: str | None, users: dict[str, str] | None = None
+    ) -> SandboxRecord:
+        """Record how this run sandboxes each bot, and as whom each mode runs bots,
+        merged with the earlier runs of the league: a bot that ran without the sandbox
+        once stays recorded so."""
         old = self.sandbox() or SandboxRecord()
         merged = dict(old.bots)
         for name, mode in bots.items():
             if merged.get(name) != "none":
                 merged[name] = mode
-        record = SandboxRecord(merged, note or old.note)
+        record = SandboxRecord(merged, note or old.note, {**old.users, **(users or {})})
         self.db.execute(
             "INSERT OR REPLACE INTO meta VALUES ('sandbox', ?)", (json.dumps(record.to_json()),)
         )
@@ -164,7 +167,9 @@ class Ledger:
         if row is None:
             return None
         data = json.loads(row[0])
-        return SandboxRecord(dict(data["bots"]), str(data.get("note", "")))
+        return SandboxRecord(
+            dict(data["bots"]), str(data.get("note", "")), dict(data.get("users", {}))
+        )
 
     def has(self, idx: int) -> bool:
         """Whether the game with schedule index `idx` is recorded."""

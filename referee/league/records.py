@@ -42,6 +42,8 @@ class SandboxRecord:
 
     bots: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    # Who the started bots ran as, by mode ("bwrap", "none"): see referee.sandbox.user_line.
+    users: dict[str, str] = field(default_factory=dict)
 
     @property
     def unsandboxed(self) -> list[str]:
@@ -52,18 +54,28 @@ class SandboxRecord:
         """One line for the standings."""
         bare = self.unsandboxed
         if not bare:
-            return "sandbox: every bot the referee started ran in the bubblewrap sandbox"
+            user = self.users.get("bwrap")
+            return "sandbox: every bot the referee started ran in the bubblewrap sandbox" + (
+                f", as {user}" if user else ""
+            )
         started = [name for name, mode in self.bots.items() if mode != "tcp"]
         who = "every bot" if len(bare) == len(started) else ", ".join(bare)
         why = f" ({self.note})" if self.note else ""
+        user = self.users.get("none")
         return (
-            f"NO SANDBOX: {who} ran without the sandbox{why}; "
-            "they could read the logs of the games they played"
+            f"NO SANDBOX: {who} ran without the sandbox{why}"
+            + (f", as {user}" if user else "")
+            + "; they could read the logs of the games they played"
         )
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
-        return {"bots": dict(self.bots), "note": self.note, "unsandboxed": self.unsandboxed}
+        return {
+            "bots": dict(self.bots),
+            "note": self.note,
+            "unsandboxed": self.unsandboxed,
+            "users": dict(self.users),
+        }
 
 
 # The columns of `games` that hold JSON.

@@ -31,6 +31,7 @@ from rich.console import Console
 from .. import lag
 from ..gamelog import log_suffix
 from ..outputs import ready_folder
+from ..sandbox import user_line
 from ..stats import Verdict
 from .config import LeagueConfig
 from .game import play_scheduled
@@ -101,7 +102,8 @@ async def run_league(
             (config.name, json.dumps([b.name for b in config.bots])),
         )
         modes = {b.name: "tcp" if b.tcp else b.spec.sandbox for b in config.bots}
-        ledger.note_sandbox(modes, config.sandbox_note)
+        users = {mode: user_line(mode) for mode in set(modes.values()) if mode != "tcp"}
+        ledger.note_sandbox(modes, config.sandbox_note, users)
         key = ledger.bot_seed_key(config.bot_seed_key)
         deal_key = ledger.deal_key(config.deal_key)
         # For the results site: the progress, and when a deal's games are all played

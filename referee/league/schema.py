@@ -33,6 +33,7 @@ from msgspec import UNSET, Meta, UnsetType
 from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 
 from ..faults import Policy
+from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from ..rules import PRESETS, VARIANTS, Rules
 
 SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
@@ -195,13 +196,31 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
         _meta("never: processes are kept between games; always: a fresh one each game."),
     ] = "never"
     memory_mb: Annotated[
-        Positive | UnsetType, _meta("Its address-space limit, in MiB.", default=_NO_DEFAULT)
+        NotNegative | UnsetType,
+        _meta("Its address-space limit, in MiB; 0: none.", default=str(DEFAULT_MEMORY_MB)),
     ] = UNSET
     cpu_s: Annotated[
-        Positive | UnsetType, _meta("Its CPU-time limit, in seconds.", default=_NO_DEFAULT)
+        NotNegative | UnsetType,
+        _meta("Its CPU-time limit, in seconds; 0: none.", default=_NO_DEFAULT),
     ] = UNSET
     max_files: Annotated[
-        Positive | UnsetType, _meta("Its limit of open files.", default=_NO_DEFAULT)
+        NotNegative | UnsetType,
+        _meta("Its limit of open files; 0: none.", default=str(DEFAULT_FILES)),
+    ] = UNSET
+    max_processes: Annotated[
+        NotNegative | UnsetType,
+        _meta(
+            "Its limit of processes and threads (pids.max or RLIMIT_NPROC); 0: none.",
+            default=str(DEFAULT_PROCESSES),
+        ),
+    ] = UNSET
+    scratch_mb: Annotated[
+        NotNegative | UnsetType,
+        _meta(
+            "Its scratch space in MiB: each of its tmpfs /scratch and /tmp in the sandbox, "
+            "its largest file (RLIMIT_FSIZE) without; 0: none.",
+            default=str(DEFAULT_SCRATCH_MB),
+        ),
     ] = UNSET
     transport: Annotated[
         Literal["stdio", "tcp"],

@@ -1,0 +1,92 @@
+"""Tries to break out of its sandbox the ways a bot run as root could, writes one JSON
+line to stderr with what it found, then plays legal move 0.
+
+    python break_out.py PLACE...
+
+It reports its host-visible identity (uid, effective capabilities, no_new_privs),
+whether it could read /etc/shadow, open /proc/sys/kernel/core_pattern for writing,
+remount /usr and its own folder read-write (with mount(8) and with the mount system
+call itself), and create a file in its own folder, /usr, /etc and each PLACE (the
+referee's virtual environment and its code, say). Every file it made is removed again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+from _common import serve
+
+MS_REMOUNT = 32
+MS_BIND = 4096
+
+
+def status(key: str) -> str:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(key + ":"):
+                return line.split()[1]
+    return ""
+
+
+def can_write(folder: str) -> bool:
+    path = os.path.join(folder, f".break-out-{os.getpid()}")
+    try:
+        with open(path, "w") as handle:
+            handle.write("x")
+    except OSError:
+        return False
+    os.unlink(path)
+    return True
+
+
+def can_read(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return bool(handle.read(1))
+    except OSError:
+        return False
+
+
+def can_open_for_writing(path: str) -> bool:
+    try:
+        with open(path, "r+b"):
+            return True
+    except OSError:
+        return False
+
+
+def remounted(folder: str) -> bool:
+    """Whether `folder` could be made writable again, by mount(8) or the system call."""
+    done = subprocess.run(
+        ["mount", "-o", "remount,bind,rw", folder], capture_output=True, check=False
+    )
+    libc = ctypes.CDLL(None, use_errno=True)
+    flags = MS_REMOUNT | MS_BIND
+    called = libc.mount(None, folder.encode(), None, flags, None) == 0
+    return done.returncode == 0 or called or can_write(folder)
+
+
+here = os.path.dirname(os.path.abspath(__file__))
+report = {
+    "uid": os.getuid(),
+    "euid": os.geteuid(),
+    "cap_eff": status("CapEff"),
+    "cap_bnd": status("CapBnd"),
+    "no_new_privs": status("NoNewPrivs"),
+    "read /etc/shadow": can_read("/etc/shadow"),
+    "write core_pattern": can_open_for_writing("/proc/sys/kernel/core_pattern"),
+    "remount /usr": remounted("/usr"),
+    "remount own folder": remounted(here),
+    "write own folder": can_write(here),
+    "write /usr": can_write("/usr"),
+    "write /etc": can_write("/etc"),
+}
+for place in sys.argv[1:]:
+    report[f"write {place}"] = can_write(place)
+sys.stderr.write(json.dumps(report) + "\n")
+sys.stderr.flush()
+serve("break-out")

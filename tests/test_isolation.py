@@ -1,0 +1,202 @@
+"""Isolation that holds whoever runs the referee: real hostile bot processes in the
+bubblewrap sandbox, with the referee run as root and as an unprivileged user.
+
+The suite runs as whichever user CI gives it. As root, each test runs twice: once
+as root, and once as a throwaway unprivileged user (a uid no account has, through
+`setpriv`, with Debian's python3 and this checkout on PYTHONPATH, since the
+referee's own interpreter may lie in root's home). As a user, the root run skips.
+
+- `break_out.py` tries what a bot run as root could: read /etc/shadow, open
+  /proc/sys for writing, remount /usr and its own folder read-write, write into its
+  own folder, /usr, /etc, the referee's virtual environment and its code. All fail,
+  and it has no capability, `no_new_privs`, and (as root) a host uid of its own.
+- `stash.py` keeps its request (its hand) in every folder it can write and looks
+  for what other processes kept, in a duplicate league that starts a fresh process
+  for every game: it finds nothing, though the same bots without the sandbox, kept
+  to one shared folder, find each other's (the test has teeth).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import referee
+from referee.sandbox import BOT_UID_BASE, BOT_UIDS, check_bwrap
+
+ROOT = Path(__file__).parents[1]
+BOTS = Path(__file__).parent / "bots"
+PROBLEM = check_bwrap()
+SYSTEM_PYTHON = "/usr/bin/python3"
+THROWAWAY_UID = 1_890_000_000 + os.getpid() % 10_000  # below the bots' own uids
+needs_bwrap = pytest.mark.skipif(
+    PROBLEM is not None and not os.environ.get("CI"),
+    reason=f"SANDBOX TESTS SKIPPED: bubblewrap cannot sandbox here: {PROBLEM}",
+)
+MODES = ["root", "user"]
+
+
+class Runner:
+    """How to run the referee's CLI as one kind of user, and the python its bots use."""
+
+    def __init__(self, mode: str, folder: Path) -> None:
+        self.mode = mode
+        self.folder = folder  # writable by that user
+        site = [p for p in sys.path if p.endswith("site-packages")]
+        if mode == "root" or os.geteuid() != 0:
+            self.prefix = [sys.executable, "-m", "referee"]
+            self.python = sys.executable
+            self.env = {**os.environ}
+        else:
+            self.prefix = [
+                "setpriv",
+                f"--reuid={THROWAWAY_UID}",
+                f"--regid={THROWAWAY_UID}",
+                "--clear-groups",
+                "--",
+                SYSTEM_PYTHON,
+                "-m",
+                "referee",
+            ]
+            self.python = SYSTEM_PYTHON
+            self.env = {
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(folder),
+                "LANG": "C.UTF-8",
+                "PYTHONPATH": os.pathsep.join([str(ROOT), *site]),
+            }
+            if os.environ.get("CI"):
+                self.env["CI"] = os.environ["CI"]
+
+    def run(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*self.prefix, *args],
+            cwd=self.folder,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+
+@pytest.fixture(params=MODES)
+def runner(request: pytest.FixtureRequest) -> Iterator[Runner]:
+    mode = str(request.param)
+    if PROBLEM is not None:
+        pytest.fail(f"bubblewrap cannot sandbox on this CI machine: {PROBLEM}")
+    if mode == "root" and os.geteuid() != 0:
+        pytest.skip("the referee does not run as root here")
+    if mode == "user" and os.geteuid() == 0 and not Path(SYSTEM_PYTHON).exists():
+        pytest.fail(f"no {SYSTEM_PYTHON} for the unprivileged run")
+    folder = Path(tempfile.mkdtemp(prefix="isolation-"))
+    folder.chmod(0o755)  # the bots' working folder: as root, others must read it
+    if mode == "user" and os.geteuid() == 0:
+        os.chown(folder, THROWAWAY_UID, THROWAWAY_UID)
+    try:
+        yield Runner(mode, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def reports(folder: Path) -> list[dict[str, object]]:
+    """The JSON lines the bots wrote to their stderr files below `folder`."""
+    found = []
+    for path in sorted(folder.rglob("*.stderr")):
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("{"):
+                found.append(json.loads(line))
+    return found
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_cannot_break_out(runner: Runner) -> None:
+    venv = Path(sys.prefix)
+    code = Path(referee.__file__).parent
+    result = runner.run(
+        "play",
+        "--sandbox",
+        "bwrap",
+        "--rules",
+        "standard",
+        "--set",
+        "max_pip=6",
+        "--log-dir",
+        str(runner.folder / "logs"),
+        f"out={runner.python} {BOTS / 'break_out.py'} {venv} {code} {ROOT}",
+        f"again={runner.python} {BOTS / 'break_out.py'}",
+    )
+    found = reports(runner.folder / "logs")
+    assert len(found) == 2, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = found[0]
+    assert report["cap_eff"] == "0000000000000000"
+    assert report["cap_bnd"] == "0000000000000000" or runner.mode == "user"
+    assert report["no_new_privs"] == "1"
+    if os.geteuid() == 0 and runner.mode == "root":
+        assert BOT_UID_BASE <= int(str(report["uid"])) < BOT_UID_BASE + BOT_UIDS
+    else:
+        assert report["uid"] != 0
+    broken = [key for key, value in report.items() if value is True]
+    assert broken == [], report
+
+
+@needs_bwrap
+def test_no_process_finds_what_another_kept(runner: Runner) -> None:
+    assert reports_of_stash_league(runner, sandbox="bwrap") == (0, True)
+
+
+def test_the_stash_bots_find_each_other_without_a_sandbox(tmp_path: Path) -> None:
+    # The control: the same league, the bots kept to one shared folder, no sandbox.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    tmp_path.chmod(0o755)
+    runner = Runner("root", tmp_path)
+    found, wrote = reports_of_stash_league(runner, sandbox="none", folder=str(shared))
+    assert wrote and found > 0
+
+
+def reports_of_stash_league(runner: Runner, *, sandbox: str, folder: str = "") -> tuple[int, bool]:
+    """Play a small duplicate league of stash bots, a fresh process for each game; the
+    files of other processes they found, and whether every game's bots wrote some."""
+    bots = "".join(
+        f"""
+[[bot]]
+name = "stash{i}"
+command = "{runner.python} {BOTS / "stash.py"} {folder}"
+restart = "always"
+sandbox = "{sandbox}"
+"""
+        for i in range(3)
+    )
+    league = runner.folder / "league.toml"
+    league.write_text(
+        f"""
+[league]
+name = "stash"
+table = 3
+deals = 3
+duplicate = true
+out = "out"
+
+[rules]
+preset = "standard"
+max_pip = 6
+rounds = "single"
+{bots}"""
+    )
+    if runner.mode == "user" and os.geteuid() == 0:
+        os.chown(league, THROWAWAY_UID, THROWAWAY_UID)
+    result = runner.run("league", str(league), "--jobs", "2", "-q")
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = reports(runner.folder / "out")
+    assert len(found) >= 9 * 3 // 3, result.stdout + result.stderr
+    return sum(int(str(r["found"])) for r in found), all(int(str(r["wrote"])) > 0 for r in found)

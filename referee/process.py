@@ -39,6 +39,7 @@ import trio
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
+from .keeper import descendants
 from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
 
 log = logging.getLogger(__name__)
@@ -226,6 +227,27 @@ class BotProcess:
     def pid(self) -> int:
         """The pid of the bot's keeper, which leads the bot's process group."""
         return self._pid
+
+    def scratch_folder(self) -> Path | None:
+        """Where the referee reaches the bot's scratch folder: its own folder without
+        the sandbox, the sandbox's tmpfs through /proc (as seen by a process inside,
+        in a mount namespace other than the referee's) with it; None when gone."""
+        if self.scratch is not None or self.spec.sandbox != "bwrap":
+            return self.scratch
+        try:
+            own = os.readlink("/proc/self/ns/mnt")
+        except OSError:
+            return None
+        for pid in reversed(descendants(self._pid)):
+            try:
+                if os.readlink(f"/proc/{pid}/ns/mnt") == own:
+                    continue
+            except OSError:
+                continue
+            folder = Path(f"/proc/{pid}/root{SCRATCH}")
+            if folder.is_dir():
+                return folder
+        return None
 
     def kill_group(self, sig: int) -> None:
         """Send `sig` to every process of the bot's group, while its keeper lives (the

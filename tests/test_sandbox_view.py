@@ -68,7 +68,8 @@ async def test_two_sandboxed_bots_that_see_a_fifo_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = bot_folder(tmp_path / "bots", "fifo.py")
-    os.mkfifo(folder / "pipe")
+    os.mkfifo(folder / "pipe", 0o666)
+    os.chmod(folder / "pipe", 0o666)  # bots of two users may both open it
     token = new_token()
     specs = [
         BotSpec(
@@ -112,7 +113,8 @@ def test_play_and_league_refuse_a_fifo_or_socket_in_a_bot_folder_before_the_game
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = bot_folder(tmp_path / "bots", "fifo.py")
-    os.mkfifo(folder / "pipe")
+    os.mkfifo(folder / "pipe", 0o666)
+    os.chmod(folder / "pipe", 0o666)  # bots of two users may both open it
     monkeypatch.chdir(folder)
     bots = [f"{role}={PY} fifo.py {role} pipe" for role in "ab"]
     logs = tmp_path / "logs"

@@ -250,8 +250,9 @@ class BotPool:
                 await self.server.end(proc, polite=healthy)
             return
         if healthy and bot.restart != "always" and proc.returncode is None and not self.closed:
-            if proc.scratch is not None:
-                empty_scratch(proc.scratch)  # nothing carries over from one game to the next
+            scratch = proc.scratch_folder()
+            if scratch is not None:
+                empty_scratch(scratch)  # nothing carries over from one game to the next
             self.idle[bot.name].append(proc)
             return
         await self._end(proc, polite=healthy)

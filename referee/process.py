@@ -407,6 +407,7 @@ class BotProcess:
                     shutil.rmtree(self.scratch, ignore_errors=True)
                 if self.uid is not None and self.keeper_gone.is_set():
                     BOT_USERS.give_back(self.uid)  # everything it ran has ended
+                BOT_KEEPERS.discard(self._pid)
                 self.stopped.set()
         return self.returncode
 
@@ -510,6 +511,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
         trio.lowlevel.FdStream(stdout_r),
         trio.lowlevel.FdStream(stderr_r),
     )
+    BOT_KEEPERS.add(pid)
     return BotProcess(spec, pid, pipes, stderr_path, control, scratch, cgroup, reports, uid)
 
 
@@ -533,6 +535,62 @@ async def _keeper_pid(control: trio.socket.SocketType) -> tuple[int, bytes]:
     raise OSError("the keeper did not start the bot")
 
 
+PR_SET_CHILD_SUBREAPER = 36
+BOT_KEEPERS: set[int] = set()  # the pids of this process's live bot keepers
+
+
+def _become_subreaper() -> None:
+    """Adopt what a keeper leaves behind: a bot run as the referee's own user may kill
+    its bot keeper and the keeper, whose orphans then come here instead of to init."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _own_children() -> dict[int, tuple[str, int]]:
+    """This process's children: each one's state and session."""
+    me = str(os.getpid())
+    found: dict[int, tuple[str, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1].decode() == me:
+            found[int(entry)] = (fields[0].decode(), int(fields[3]))
+    return found
+
+
+def sweep_orphans(spare: set[int], rounds: int = 50) -> int:
+    """Kill and reap every child of this process that it adopted as a subreaper: a
+    child in another session than its own that is not in `spare` (the keeper, live bot
+    keepers), with everything below it. How many there were."""
+    session = os.getsid(0)
+    ended = 0
+    for _ in range(rounds):
+        strays = [
+            pid
+            for pid, (state, sid) in _own_children().items()
+            if sid != session and pid not in spare
+        ]
+        if not strays:
+            break
+        for pid in strays:
+            for victim in (pid, *descendants(pid)):
+                with contextlib.suppress(OSError):
+                    os.kill(victim, signal.SIGKILL)
+        for pid in strays:
+            with contextlib.suppress(ChildProcessError, OSError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    ended += 1
+        threading.Event().wait(0.01)  # no trio here: at exit, or in the keeper's lock
+    return ended
+
+
 class Keeper:
     """This referee process's keeper (`referee/keeper.py --serve`): started on first use,
     and again when it is gone (a bot may kill it) or belongs to the process this one
@@ -543,7 +601,7 @@ class Keeper:
         self._process: subprocess.Popen[bytes] | None = None
         self._owner = 0
         self._lock = threading.Lock()  # a trio loop in a thread (a cluster worker's) may ask
-        atexit.register(self.close)
+        atexit.register(self.at_exit)
 
     def _start(self) -> socket.socket:
         with self._lock:
@@ -554,7 +612,12 @@ class Keeper:
             assert self._process is not None
             if self._process.poll() is None:
                 return self._socket
+        gone = self._process is not None and self._owner == os.getpid()
         self.close()
+        if gone:
+            # Killed (by a bot of the referee's own user): what its bot keepers left.
+            sweep_orphans(set(BOT_KEEPERS), rounds=5)
+        _become_subreaper()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             # -I -S: the keeper reads no PYTHON* variable and no site-packages, so it
@@ -620,6 +683,14 @@ class Keeper:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=1)
         self._process = None
+
+    def at_exit(self) -> None:
+        """At the referee's exit: let the keeper go, then end whatever was left to this
+        process as a subreaper."""
+        started = self._owner == os.getpid()
+        self.close()
+        if started:
+            sweep_orphans(set())
 
 
 KEEPER = Keeper()

@@ -379,3 +379,31 @@ def test_the_empty_cgroups_of_a_referee_that_is_gone_are_removed(
         for path in (stale, ours):
             with contextlib.suppress(FileNotFoundError):
                 path.rmdir()
+
+
+def test_a_bot_that_kills_both_keepers_leaves_nothing_without_cgroups(tmp_path: Path) -> None:
+    """Without cgroups, a bot run as the referee's own user kills the referee's keeper and
+    then its own bot keeper: its daemon is adopted by the referee itself (a subreaper),
+    which ends it by the time it exits."""
+    token = new_token()
+    result = subprocess.run(
+        [
+            REFEREE,
+            "play",
+            "--sandbox",
+            "none",
+            "--set",
+            "max_pip=6",
+            "--log-dir",
+            str(tmp_path),
+            f"killer={PY} {DOUBLE_FORK} kill-both {token}",
+            f"player={PY} {DOUBLE_FORK} play {token}",
+        ],
+        env={**ENV, cgroups.SWITCH: "off"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "grandchild" in "".join(p.read_text() for p in tmp_path.glob("*.stderr")), result
+    assert_none_left(token)

@@ -85,9 +85,11 @@ def on_turn(turn: Msg) -> Msg:
     if mode == "kill-keeper":
         os.kill(os.getppid(), signal.SIGKILL)
         time.sleep(10)  # PR_SET_PDEATHSIG ends the bot with its keeper
-    if mode == "kill-keepers" and first_turn and games == 1:
+    if mode in ("kill-keepers", "kill-both") and first_turn and games == 1:
         with open(f"/proc/{os.getppid()}/stat", "rb") as f:
             os.kill(int(f.read().rsplit(b")", 1)[1].split()[1]), signal.SIGKILL)
+        if mode == "kill-both":
+            os.kill(os.getppid(), signal.SIGKILL)
     illegal = mode == f"forfeit:{games}" and first_turn
     first_turn = False
     return move(turn, len(turn["legal"])) if illegal else move(turn)

@@ -16,7 +16,8 @@ import sqlite3
 
 import pytest
 
-from tests.test_isolation import BOTS, Runner, needs_bwrap, reports, runner  # noqa: F401
+from tests.test_isolation import BOTS, Runner, needs_bwrap, reports
+from tests.test_isolation import runner as runner
 
 LIMITS = "max_processes = 40\nscratch_mb = 8\nmax_files = 64\nmemory_mb = 512\n"
 

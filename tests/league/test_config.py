@@ -100,7 +100,11 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
     "env not a table": (setter("bot", 0, "env", value="X=1"), "bot[0].env", ""),
     "env value not a string": (setter("bot", 0, "env", value={"X": 1}), "bot[0].env.X", ""),
     "restart unknown": (setter("bot", 2, "restart", value="sometimes"), "bot[2].restart", ""),
-    "memory_mb zero": (setter("bot", 0, "memory_mb", value=0), "bot[0].memory_mb", "at least 1"),
+    "memory_mb negative": (
+        setter("bot", 0, "memory_mb", value=-1),
+        "bot[0].memory_mb",
+        "at least 0",
+    ),
     "cpu_s a string": (setter("bot", 0, "cpu_s", value="9"), "bot[0].cpu_s", ""),
     "max_files a bool": (setter("bot", 0, "max_files", value=True), "bot[0].max_files", ""),
     "table of one": (setter("league", "table", value=1), "league.table", "2 to 8"),

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.sandbox import user_line
+
 PY = sys.executable
 BIN = Path(PY).parent
 REFEREE = str(BIN / "referee")
@@ -53,8 +55,8 @@ def test_without_bubblewrap_a_league_says_so_runs_and_the_standings_record_it(
         "sandbox and can read the logs of their games; the standings will say so"
     ]
     said = (
-        f"NO SANDBOX: every bot ran without the sandbox ({MISSING}); they could read the "
-        "logs of the games they played"
+        f"NO SANDBOX: every bot ran without the sandbox ({MISSING}), as {user_line('none')}; "
+        "they could read the logs of the games they played"
     )
     assert said in " ".join(done.stdout.split())  # the printed standings
     out = tmp_path / "l" / "out"
@@ -65,6 +67,7 @@ def test_without_bubblewrap_a_league_says_so_runs_and_the_standings_record_it(
         "bots": {"r1": "none", "r2": "none"},
         "note": MISSING,
         "unsandboxed": ["r1", "r2"],
+        "users": {"none": user_line("none")},
     }
     with sqlite3.connect(out / "league.db") as db:
         (kept,) = db.execute("SELECT value FROM meta WHERE key = 'sandbox'").fetchone()

@@ -419,6 +419,7 @@ def test_the_standings_say_whether_the_bots_were_sandboxed(tmp_path: Path) -> No
         "bots": {"a": "none", "b": "bwrap", "c": "bwrap"},
         "note": "",
         "unsandboxed": ["a"],
+        "users": {},
     }
     md = (tmp_path / "standings.md").read_text()
     assert md.startswith(

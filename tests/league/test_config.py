@@ -103,7 +103,7 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
     "memory_mb negative": (
         setter("bot", 0, "memory_mb", value=-1),
         "bot[0].memory_mb",
-        "at least 0",
+        "not negative",
     ),
     "cpu_s a string": (setter("bot", 0, "cpu_s", value="9"), "bot[0].cpu_s", ""),
     "max_files a bool": (setter("bot", 0, "max_files", value=True), "bot[0].max_files", ""),

@@ -57,7 +57,7 @@ LOCALE = "C.UTF-8"  # a UTF-8 locale every glibc and musl system has
 DEFAULT_MEMORY_MB = 4096  # 24 GiB and two cores: a few bots at a time, each well inside
 DEFAULT_FILES = 1024
 DEFAULT_PROCESSES = 256  # processes and threads: a JVM or a thread pool fits
-DEFAULT_SCRATCH_MB = 256
+DEFAULT_SCRATCH_MB = 128  # each of three tmpfs in the sandbox: RAM, when filled
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,8 @@ class Limits:
     where that controller is delegated; RLIMIT_NPROC counted for its own user in the
     sandbox, or above what the referee's user runs already without it; root is not
     held by RLIMIT_NPROC), `scratch_mb` its scratch space (the size of each of its
-    tmpfs in the sandbox; the largest file it may write, RLIMIT_FSIZE, without)."""
+    tmpfs in the sandbox, /scratch, /tmp and /dev/shm; the largest file it may
+    write, RLIMIT_FSIZE, without)."""
 
     memory_mb: int | None = DEFAULT_MEMORY_MB
     cpu_s: int | None = None  # RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later
@@ -548,6 +549,22 @@ def _become_subreaper() -> None:
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+HEADROOM_FILES = 1 << 16
+
+
+def _take_headroom() -> None:
+    """Raise the referee's own soft limit of open files to its hard limit (at most
+    `HEADROOM_FILES`): each bot's limits are its own (`Limits`), so what the referee
+    needs for its pipes, logs and connections no bot can use up."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = HEADROOM_FILES if hard == resource.RLIM_INFINITY else min(hard, HEADROOM_FILES)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        with contextlib.suppress(OSError, ValueError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
 def _own_children() -> dict[int, tuple[str, int]]:
     """This process's children: each one's state and session."""
     me = str(os.getpid())
@@ -618,6 +635,7 @@ class Keeper:
             # Killed (by a bot of the referee's own user): what its bot keepers left.
             sweep_orphans(set(BOT_KEEPERS), rounds=5)
         _become_subreaper()
+        _take_headroom()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             # -I -S: the keeper reads no PYTHON* variable and no site-packages, so it

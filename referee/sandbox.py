@@ -5,8 +5,9 @@ cgroup namespaces (`--unshare-all`): no network at all, no way to see or signal
 another bot, no shared memory with it. It sees the system (`/usr`, `/etc`)
 read-only, its own folder read-only (its working folder, that of its program,
 and of the script an interpreter runs), the interpreter it was started with
-read-only, a private writable scratch folder (`$SCRATCH`) and an empty `/tmp`,
-both size-limited tmpfs of its own that end with it; the referee's folders, logs and the other bots'
+read-only, a private writable scratch folder (`$SCRATCH`, emptied by the
+referee between games), an empty `/tmp` and `/dev/shm`, each a size-limited tmpfs
+of its own that ends with it; the referee's folders, logs and the other bots'
 folders are not there at all. The sandbox dies with its bot keeper
 (`--die-with-parent`), and when the bot's main process ends the PID namespace
 ends, so no grandchild outlives it.
@@ -29,9 +30,10 @@ an unprivileged host user of its own (`BotUsers`: a uid no account uses, one per
 bot process, held by a lock file while it runs), with no capability, an empty
 bounding set, no supplementary group and `no_new_privs`. The folders it sees
 must then be readable by others (`o+rx`); one that is not is refused in one
-line. Nothing of the host is writable to it but its own size-limited tmpfs
-scratch (`--size`, see `Limits.scratch_mb`) and `/tmp`, which end with the
-sandbox; so nothing a process wrote outlives it for a later process to read.
+line. Nothing is writable to it but its own size-limited tmpfs (`--size`, see
+`Limits.scratch_mb`), which end with the sandbox: the sandbox's root and /dev are
+remounted read-only, so nothing a process wrote outlives it for a later process
+to read, and it cannot fill more memory than its limits allow.
 
 Its process limit (RLIMIT_NPROC) is set inside the sandbox by `prlimit`, once
 the bot is the user it counts: a uid of its own as root, the user namespace's
@@ -441,7 +443,8 @@ def bwrap_argv(
     a user namespace and the bot is started as `uid` through `setpriv`, with no
     capability and `no_new_privs`. `processes` caps the bot's processes and threads
     (RLIMIT_NPROC, set by `prlimit` inside); `scratch_mb` the size of each of its
-    two writable places, `SCRATCH` and `/tmp` (tmpfs, gone with the sandbox).
+    three writable places, `SCRATCH`, `/tmp` and `/dev/shm` (tmpfs, gone with the
+    sandbox).
 
     bwrap passes its own environment on to the bot: run it with `env`, the bot's
     exact environment (HOME, TMPDIR and SCRATCH are `SCRATCH`), plus PWD, which bwrap
@@ -478,8 +481,10 @@ def bwrap_argv(
     args += cover
     args += [*size, "--perms", "1777", "--tmpfs", SCRATCH]
     # The sandbox's own root (the folders bubblewrap made on the way to each bind)
-    # read-only too: its tmpfs has no size limit.
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", folder, "--"]
+    # and /dev read-only too: their tmpfs have no size limit. /dev/shm (POSIX shared
+    # memory, semaphores) is a third small tmpfs.
+    args += ["--proc", "/proc", "--dev", "/dev", *size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder, "--"]
     return args + _wrapper(uid, processes) + list(argv)
 
 

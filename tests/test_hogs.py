@@ -103,6 +103,8 @@ def check(games: Games, runner: Runner, hogs: list[str]) -> None:
             assert details, games
     if "processes" in said:
         assert int(str(said["processes"]["processes"])) <= 40
+    if "disk" in said:  # its three tmpfs of 8 MiB, and nothing else
+        assert int(str(said["disk"]["bytes"])) <= 3 * 8 << 20
 
 
 @needs_bwrap

@@ -97,7 +97,7 @@ def game_options(func: Callable[..., None]) -> Callable[..., None]:
                 "--scratch-mb",
                 type=click.IntRange(min=0),
                 default=None,
-                help="Scratch space per bot (tmpfs; RLIMIT_FSIZE unsandboxed); default 256.",
+                help="Scratch space per bot (tmpfs; RLIMIT_FSIZE unsandboxed); default 128.",
             ),
             click.option(
                 "--cpu-s",

@@ -217,8 +217,8 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
     scratch_mb: Annotated[
         NotNegative | UnsetType,
         _meta(
-            "Its scratch space in MiB: each of its tmpfs /scratch and /tmp in the sandbox, "
-            "its largest file (RLIMIT_FSIZE) without; 0: none.",
+            "Its scratch space in MiB: each of its tmpfs /scratch, /tmp and /dev/shm in "
+            "the sandbox, its largest file (RLIMIT_FSIZE) without; 0: none.",
             default=str(DEFAULT_SCRATCH_MB),
         ),
     ] = UNSET

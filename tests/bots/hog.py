@@ -6,7 +6,8 @@ raises what it hit).
 
 WHAT is one of:
   processes  forks children that sleep, until a fork fails (a fork bomb kept alive)
-  disk       fills $SCRATCH and /tmp with files, one of them unlinked and kept open
+  disk       fills $SCRATCH, /tmp, /dev/shm and /dev with files (where it may write),
+             one of them unlinked and kept open, and reports the bytes written
   files      opens /dev/null until no descriptor is left
   memory     allocates 16 MiB blocks until an allocation fails
   none       nothing: an ordinary bot
@@ -45,7 +46,9 @@ def disk() -> dict[str, object]:
     written = 0
     block = b"x" * (1 << 20)
     error = None
-    for folder in (os.environ.get("SCRATCH", "/tmp"), "/tmp"):
+    for folder in (os.environ.get("SCRATCH", "/tmp"), "/tmp", "/dev/shm", "/dev"):
+        if not os.access(folder, os.W_OK):
+            continue
         hidden = open(os.path.join(folder, "unlinked"), "wb")  # noqa: SIM115
         os.unlink(os.path.join(folder, "unlinked"))
         kept.append(hidden)

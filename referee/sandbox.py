@@ -50,7 +50,6 @@ import contextlib
 import fcntl
 import functools
 import os
-import random
 import shutil
 import stat
 import subprocess
@@ -162,10 +161,12 @@ class BotUsers:
     def take(self) -> int:
         """A uid no other bot holds, held until `give_back`."""
         folder = self._folder()
-        start = random.randrange(BOT_UIDS)
         with self._lock:
+            # The lowest free one: the lock files are reused, as many as bots ever ran
+            # at once (never removed: a file unlinked while another referee opens it
+            # would let two referees hold the same uid).
             for step in range(BOT_UIDS):
-                uid = BOT_UID_BASE + (start + step) % BOT_UIDS
+                uid = BOT_UID_BASE + step
                 if uid in self._held:
                     continue
                 fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -346,19 +347,28 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     for b in standings.bots:
         xs = [h[0] + 1 for h in b.history]
-        top.plot(xs, [h[1] for h in b.history], label=b.name)
-        bottom.plot(xs, [h[2] for h in b.history], label=b.name)
+        top.plot(xs, [h[1] for h in b.history], label=_plain(b.name))
+        bottom.plot(xs, [h[2] for h in b.history], label=_plain(b.name))
     top.set_ylabel("rating (μ − 3σ)")
     bottom.set_ylabel("mean points per game")
     bottom.set_xlabel("game (schedule order)")
-    top.set_title(title)
+    top.set_title(_plain(title))
     top.legend(loc="best", fontsize="small")
     top.grid(alpha=0.3)
     bottom.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with warnings.catch_warnings():
+        # A name in a script the font lacks (CJK, say) is drawn as boxes: no warning.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def _plain(text: str) -> str:
+    """`text` as matplotlib draws it literally: a `$` would start mathtext, and a name
+    such as `$^$` would stop the chart with a parse error."""
+    return text.replace("$", r"\$")
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:

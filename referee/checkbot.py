@@ -28,6 +28,7 @@ from .match import Decision, Game, Recorder, Seat
 from .process import BotProcess, BotSpec, describe_exit, start_bot
 from .rules import Move, Rules, RulesError, State, legal_moves, preset
 from .session import StartupError, goodbye, handshake, ping
+from .text import quoted
 from .wire import rules_info
 
 FUTURE_FIELD = b'"x_future_field":{"nested":[1,"two",null,{"deep":true}]},'
@@ -152,7 +153,7 @@ async def _battery(
     except StartupError as exc:
         add("handshake", False, f"{exc}{await bot.exit_note()}")
         return
-    add("handshake", True, f"ready in {took:.0f} ms: {ready.name!r} {ready.version!r}")
+    add("handshake", True, f"ready in {took:.0f} ms: {quoted(ready.name)} {quoted(ready.version)}")
     add("version", True, f"speaks protocol {ready.protocol}")
 
     conn.mangle = None

@@ -1,6 +1,7 @@
 """What people see while a game runs: a line per round, then the final table.
 
 Printing lives here and in the CLI only; the game driver just calls a recorder.
+Names, fault evidence and a bot's stderr are shown escaped (`referee.text`).
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .faults import FaultKind
 from .match import Decision, GameResult, Recorder
 from .rules import RoundEnd, RoundResult, Rules, State
+from .text import markup, shown
 
 
 class RoundPrinter(Recorder):
@@ -31,11 +33,11 @@ class RoundPrinter(Recorder):
         for fault in record.faults:
             self.faults += 1
             self.console.print(
-                f"[yellow]fault[/] {escape(self.names[fault.seat])}: {escape(str(fault))}"
+                f"[yellow]fault[/] {markup(self.names[fault.seat])}: {markup(fault)}"
             )
         for notice in record.notices:
             self.console.print(
-                f"[dim]ignored[/] {escape(self.names[notice.seat])}: {escape(str(notice))}"
+                f"[dim]ignored[/] {markup(self.names[notice.seat])}: {markup(notice)}"
             )
 
     def round_end(self, result: RoundResult) -> None:
@@ -45,10 +47,10 @@ class RoundPrinter(Recorder):
         how = (
             "blocked"
             if result.end is RoundEnd.BLOCKED
-            else "out: " + ", ".join(self.names[s] for s in result.out)
+            else "out: " + ", ".join(markup(self.names[s]) for s in result.out)
         )
         cells = "  ".join(
-            f"{self.names[s]} {result.scores[s]:>3} ({self.totals[s]})"
+            f"{markup(self.names[s])} {result.scores[s]:>3} ({self.totals[s]})"
             for s in range(self.rules.players)
         )
         engine = f"{result.engine}-{result.engine}"
@@ -76,7 +78,7 @@ def result_table(rules: Rules, names: list[str], result: GameResult) -> Table:
         table.add_row(
             str(result.ranks[s]),
             str(s),
-            names[s],
+            Text(shown(names[s])),
             str(result.outcome.scores[s]),
             str(zeros),
             faults,
@@ -88,20 +90,25 @@ LAST_LINE_CHARS = 200  # of a bot's last stderr line, in a note under the result
 
 
 def last_line(path: Path) -> str:
-    """The last non-blank line of a text file (read from its end), cut to `LAST_LINE_CHARS`."""
+    """The last non-blank line of a text file (read from its end), cut to `LAST_LINE_CHARS`.
+
+    Lines end at newlines only: a carriage return or another control character is
+    part of the line (and shown escaped)."""
     with path.open("rb") as handle:
         handle.seek(max(0, path.stat().st_size - 8192))
         tail = handle.read().decode("utf-8", "replace")
-    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    lines = [line.strip() for line in tail.split("\n") if line.strip()]
     line = lines[-1] if lines else ""
     return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
 
 
 def stderr_notes(names: list[str], result: GameResult, stderr: list[Path | None]) -> list[str]:
     """One line for each seat that had a fault and wrote to stderr: where its stderr is
-    kept, and its last line (a crashed bot's traceback ends with the reason)."""
+    kept, and its last line (a crashed bot's traceback ends with the reason), shown
+    escaped: print them as plain text, not markup."""
     notes = []
     for s, path in enumerate(stderr):
         if result.faults[s] and path is not None and path.is_file() and path.stat().st_size:
-            notes.append(f"{names[s]} (seat {s}): stderr in {path}; last line: {last_line(path)}")
+            line = f"{names[s]} (seat {s}): stderr in {path}; last line: {last_line(path)}"
+            notes.append(shown(line))
     return notes

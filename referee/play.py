@@ -30,6 +30,7 @@ from .process import BotSpec, Limits, parse_bot, unstartable
 from .rules import RulesError, preset
 from .runner import GameReport, game_places, run_game
 from .sandbox import SandboxError, bwrap_problem, check_visible, resolve
+from .text import shown
 
 
 def play_from_cli(
@@ -113,7 +114,7 @@ def play_from_cli(
         except OutputError as exc:
             fail(str(exc))
         if claimed != log_path:
-            click.echo(f"referee: {log_path} exists; this game's log is {claimed}", err=True)
+            click.echo(shown(f"referee: {log_path} exists; this game's log is {claimed}"), err=True)
             log_path = claimed
 
     console = output_console(stderr=as_json)
@@ -121,9 +122,8 @@ def play_from_cli(
 
     def started(names: list[str]) -> None:
         printer.names = names
-        printer.console.print(
-            f"game {game_id}: {', '.join(names)} | {rules_name} | seed {seed} | log {log_path}"
-        )
+        line = f"game {game_id}: {', '.join(names)} | {rules_name} | seed {seed} | log {log_path}"
+        printer.console.print(shown(line), markup=False)
 
     try:
         report = run_trio(
@@ -156,7 +156,7 @@ def play_from_cli(
         console.print(result_table(rules, report.names, report.result))
         for note in stderr_notes(report.names, report.result, report.stderr_paths):
             console.print(note, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"log: {report.log_path}")
+        console.print(f"log: {shown(report.log_path)}", markup=False)
     sys.exit(0)
 
 

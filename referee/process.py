@@ -41,6 +41,7 @@ from .connection import Connection
 from .faults import FaultKind
 from .keeper import descendants
 from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
+from .text import NAME_RULE, name_problem, quoted
 
 log = logging.getLogger(__name__)
 
@@ -152,17 +153,27 @@ class BotSpec:
 
 
 def parse_bot(text: str, index: int = 0) -> BotSpec:
-    """`"NAME=cmd args"` or `"cmd args"` (named after the program) into a `BotSpec`."""
+    """`"NAME=cmd args"` or `"cmd args"` (named after the program) into a `BotSpec`.
+
+    A NAME given must be a bot's name (`referee.text.name_problem`), else `ValueError`
+    names it and the argument; a name taken from the program's file name that is not
+    one (too long, a control character in it) is `botN` instead."""
     name = ""
+    argument = text
     head, sep, rest = text.partition("=")
     if sep and head and " " not in head and "/" not in head:
         name, text = head, rest
+        if (problem := name_problem(name)) is not None:
+            raise ValueError(
+                f"bot {index + 1}: the name {quoted(name)} (NAME= of the argument "
+                f"{quoted(argument)}) {problem}; {NAME_RULE}"
+            )
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError(f"bot {index + 1}: empty command line")
     if not name:
         prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
-        name = prog or f"bot{index + 1}"
+        name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
     return BotSpec(name=name, argv=argv)
 
 

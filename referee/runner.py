@@ -24,6 +24,7 @@ from .process import BotProcess, BotSpec, start_bot
 from .rules import Rules
 from .sandbox import Hidden
 from .session import StartupError, goodbye, handshake
+from .text import file_stem
 from .wire import rules_info
 
 log = logging.getLogger(__name__)
@@ -105,9 +106,12 @@ async def run_game(
     places = game_places(log_path, stderr_dir)
     specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
     names = unique_names(specs)
+    # The seat number tells two bots of one name apart; the name is made a file name.
     stderr_paths: list[Path | None] = [
-        (stderr_dir / f"{log_stem(log_path)}-seat{i}-{names[i]}.stderr") if stderr_dir else None
-        for i in range(len(specs))
+        (stderr_dir / f"{log_stem(log_path)}-seat{i}-{file_stem(spec.name)}.stderr")
+        if stderr_dir
+        else None
+        for i, spec in enumerate(specs)
     ]
     key = bot_seed_key if bot_seed_key is not None else new_bot_seed_key()
     times = list(seat_times) if seat_times is not None else [time] * len(specs)

@@ -60,6 +60,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .text import file_stem
+
 SANDBOXES = ("none", "bwrap")  # what a bot runs in
 CHOICES = ("auto", *SANDBOXES)  # what a user may ask for; auto: bwrap where it works
 SCRATCH = "/scratch"
@@ -353,8 +355,7 @@ def new_scratch(name: str) -> Path:
             _scratch_root = Path(tempfile.mkdtemp(prefix=f"referee-scratch-{os.getpid()}-"))
             atexit.register(shutil.rmtree, _scratch_root, True)
         root = _scratch_root
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(name).name)
-    return Path(tempfile.mkdtemp(prefix=f"bot-{safe}-", dir=root))
+    return Path(tempfile.mkdtemp(prefix=f"bot-{file_stem(name)}-", dir=root))
 
 
 def _plan(

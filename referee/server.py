@@ -46,6 +46,7 @@ from .league.run import run_league
 from .league.schema import ServerLimits
 from .league.standings import Standings
 from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from .text import name_problem, quoted
 
 if TYPE_CHECKING:
     from .league.cluster import Cluster
@@ -218,13 +219,17 @@ class BotServer:
             return await self._refuse(conn, peer, f"{place.pushed_out}; try again", code="busy")
         if login is None:
             return await self._refuse(conn, peer, problem)
-        slot = self.slots.get(login.name)
+        # A name that cannot be a bot's (a control character, too long) is no league's:
+        # refused as an unknown one, and quoted escaped and cut.
+        slot = self.slots.get(login.name) if name_problem(login.name) is None else None
         # Constant time: compare even for an unknown name, and whatever the lengths.
         good = hmac.compare_digest(
             login.token.encode(), slot.token if slot is not None else _DUMMY_TOKEN
         )
         if slot is None or not good:
-            return await self._refuse(conn, peer, f"unknown name or wrong token for {login.name!r}")
+            return await self._refuse(
+                conn, peer, f"unknown name or wrong token for {quoted(login.name)}"
+            )
         if login.protocol != PROTOCOL_VERSION:
             return await self._refuse(
                 conn,

@@ -31,6 +31,7 @@ from .process import BotSpec
 from .rules import Rules
 from .runner import unique_names
 from .stats import Sprt, StatsError, Verdict
+from .text import NAME_MAX, shown
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
@@ -135,8 +136,10 @@ def league_data(setup: MatchSetup) -> dict[str, Any]:
     each with a name of its own), their commands run in this folder."""
     p = setup.pairing
     specs = [p.new, p.base, *p.field]
-    # A league's names have no spaces or slashes (a program's file name may).
-    names = unique_names([replace(s, name=re.sub(r"[\s/\\]+", "_", s.name)) for s in specs])
+    # A league's names have no spaces or slashes (a program's file name may), and leave
+    # room for the `#2` that tells two of one name apart.
+    plain = [re.sub(r"[\s/\\]+", "_", s.name)[: NAME_MAX - 3] for s in specs]
+    names = unique_names([replace(s, name=n) for s, n in zip(specs, plain, strict=True)])
     own = [setup.time_new, setup.time_base]
     bots: list[dict[str, Any]] = []
     for i, (spec, name) in enumerate(zip(specs, names, strict=True)):
@@ -248,5 +251,5 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
         click.echo(json.dumps(json_result(summary)))
     else:
         for line in final_lines(summary, (data["match"]["new"], data["match"]["base"])):
-            click.echo(line)
+            click.echo(shown(line))
     return summary.verdict

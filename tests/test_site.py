@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -187,12 +188,14 @@ def test_the_command_builds_and_refuses_a_folder_without_a_league(
 
 
 def test_bot_pages_have_one_safe_file_name_each() -> None:
-    names = ["a", "a.b", ".a", "a~2E", "日本", "<x>", "a_b-c"]
+    names = ["a", "a.b", ".a", "a~2E", "日本", "<x>", "a_b-c", "a b", "a-b", "<" * 64]
     files = [bot_file(n) for n in names]
     assert len(set(files)) == len(files)
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
-    assert all(set(f) <= allowed and not f.startswith(".") for f in files)
-    assert bot_file("a_b-c") == "bot-a_b-c.html" and bot_file(".a") == "bot-~2Ea.html"
+    assert all(set(f) <= allowed and not f.startswith(".") and len(f) < 64 for f in files)
+    # A plain name is the page's name; any other, a slug of it and a hash of the name.
+    assert bot_file("a_b-c") == "bot-a_b-c.html" and bot_file("a.b") == "bot-a.b.html"
+    assert re.fullmatch(r"bot-x~[0-9a-f]{8}\.html", bot_file("<x>"))
 
 
 async def test_a_running_league_refreshes_the_site_in_the_background(

@@ -146,7 +146,7 @@ def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> 
 
 def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> None:
     browser.open(league / "site" / "index.html", 1400, 900)
-    loaded_by_click(browser, "#standings a[href^='bot-greedy~3C']")
+    loaded_by_click(browser, "#standings a[href^='bot-greedy-2~']")
     assert browser.js("document.querySelector('h1').textContent") == "greedy<2>"
     rows = "[...document.querySelectorAll('#games tbody tr')].filter(r => !r.hidden)"
     assert browser.js(f"{rows}.length") == 6

@@ -50,6 +50,7 @@ def check_bot_cmd(
 
     from ..checkbot import battery, check_bot, stderr_file
     from ..process import BotSpec
+    from ..text import NAME_RULE, name_problem, quoted, shown
 
     for rules_name in rules_names:
         try:
@@ -60,7 +61,11 @@ def check_bot_cmd(
     if len(argv) == 1 and " " in argv[0]:
         argv = tuple(shlex.split(argv[0]))
     env = parse_env(env_pairs)
-    spec = BotSpec(name=name or argv[0], argv=argv, env=env, sandbox=sandbox or AUTHOR_SANDBOX)
+    if name is not None and (problem := name_problem(name)) is not None:
+        fail(f"--name {quoted(name)} {problem}; {NAME_RULE}")
+    if name is None:  # the program, as the report calls it
+        name = argv[0] if name_problem(argv[0]) is None else "bot"
+    spec = BotSpec(name=name, argv=argv, env=env, sandbox=sandbox or AUTHOR_SANDBOX)
     if spec.sandbox != "none":
         import os
 
@@ -79,19 +84,19 @@ def check_bot_cmd(
             try:
                 check_visible(argv, cwd=None, path_env=env.get("PATH", os.environ.get("PATH")))
             except SandboxError as exc:
-                click.echo(f"sandbox bwrap: {exc}")
+                click.echo(f"sandbox bwrap: {shown(exc)}")
                 sys.exit(1)
     plan = battery(rules_names or None, full_games=full)
     time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
     stderr_path = stderr_file()
-    click.echo(f"checking {spec.command}")
+    click.echo(f"checking {shown(spec.command)}")
     checks = run_trio(
         lambda: check_bot(
             spec,
             plan=plan,
             time=time,
             stderr_path=stderr_path,
-            report=lambda check: click.echo(check.line()),
+            report=lambda check: click.echo(shown(check.line())),  # it may quote the bot
         )
     )
     passed = sum(1 for c in checks if c.ok)

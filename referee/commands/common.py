@@ -18,8 +18,11 @@ if TYPE_CHECKING:
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
-    """Print one error line to stderr and exit with `status`."""
-    click.echo(f"referee: error: {message}", err=True)
+    """Print one error line to stderr and exit with `status`. The message is shown
+    escaped (`referee.text.shown`): it may quote a bot, a name or a file."""
+    from ..text import shown
+
+    click.echo(f"referee: error: {shown(message)}", err=True)
     sys.exit(status)
 
 

@@ -29,8 +29,13 @@ def connect_cmd(
 
     from ..bridge import run_bridge
     from ..process import BotSpec, findable
+    from ..text import NAME_RULE, ShownFormatter, name_problem, quoted, shown
 
-    logging.basicConfig(level=logging.WARNING, format="referee connect: %(message)s")
+    if (problem := name_problem(name)) is not None:
+        fail(f"--name {quoted(name)} {problem}; {NAME_RULE}")
+    handler = logging.StreamHandler()
+    handler.setFormatter(ShownFormatter("referee connect: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     host, sep, port_text = address.rpartition(":")
     if not sep or not host or not port_text.isdigit():
         fail(f"{address}: expected HOST:PORT")
@@ -53,5 +58,6 @@ def connect_cmd(
     if outcome.kind == "done":
         click.echo(f"{name}: the league is over")
         sys.exit(0)
-    click.echo(f"referee connect: {name}: {outcome.kind}: {outcome.detail}", err=True)
+    # The detail may quote the server, or the bot.
+    click.echo(f"referee connect: {name}: {outcome.kind}: {shown(outcome.detail)}", err=True)
     sys.exit(1)

@@ -110,6 +110,7 @@ def load_league(
     from ..league.cluster import ClusterError, check_target
     from ..league.config import ConfigError, load_config
     from ..outputs import OutputError, ready_folder
+    from ..text import shown
 
     try:
         config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
@@ -121,9 +122,11 @@ def load_league(
     if config.sandbox_note is not None:
         bare = [b.name for b in config.bots if not b.tcp and b.spec.sandbox == "none"]
         click.echo(
-            f"referee: warning: bubblewrap does not work here ({config.sandbox_note}): "
-            f"{', '.join(bare)} run WITHOUT a sandbox and can read the logs of their games; "
-            "the standings will say so",
+            shown(
+                f"referee: warning: bubblewrap does not work here ({config.sandbox_note}): "
+                f"{', '.join(bare)} run WITHOUT a sandbox and can read the logs of their "
+                "games; the standings will say so"
+            ),
             err=True,
         )
     return config
@@ -176,6 +179,10 @@ def match_judge(config: LeagueConfig, quiet: bool) -> tuple[Judge | None, Lines]
 
 def say_written(console: Console, config: LeagueConfig, site: LiveSite | None) -> None:
     """Where the standings (and the results site, if built) were written."""
-    console.print(f"standings written to {config.out.resolve()}/standings.{{json,csv,md,png}}")
+    from ..text import shown
+
+    out = shown(config.out.resolve())  # a folder's name is not markup
+    console.print(f"standings written to {out}/standings.{{json,csv,md,png}}", markup=False)
     if site is not None and site.report is not None:
-        console.print(f"results site written to {site.report.folder.resolve()}/index.html")
+        folder = shown(site.report.folder.resolve())
+        console.print(f"results site written to {folder}/index.html", markup=False)

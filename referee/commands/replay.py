@@ -47,6 +47,7 @@ def replay_cmd(
     from ..gamelog import LogError, read_log
     from ..replay import verify
     from ..replay_seat import check, redact
+    from ..text import shown
 
     def number(option: str, text: str | None) -> int | None:
         if text is None:
@@ -92,7 +93,7 @@ def replay_cmd(
         fail(str(exc))
     verdict = verify(log) if own is None else check(log)
     if verdict.divergence is not None:
-        click.echo(f"{log_file}: diverges at {verdict.divergence}")
+        click.echo(shown(f"{log_file}: diverges at {verdict.divergence}"))
         sys.exit(1)
     state = "complete" if verdict.complete else "INCOMPLETE (no footer: the game was cut short)"
     if own is None:
@@ -110,7 +111,7 @@ def replay_cmd(
         log = redact(log, seat)  # a seat's output is made from what its own log holds
     if show:
         for line in show_text(log, selection):
-            click.echo(line)
+            click.echo(shown(line))  # names and fault evidence come from bots
     elif as_json:
         for record in records(log, selection):
             click.echo(json.dumps(record, separators=(",", ":")))

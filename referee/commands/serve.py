@@ -67,8 +67,12 @@ def serve_cmd(
     from ..outputs import OutputError
     from ..server import serve_league
     from ..site import SiteError
+    from ..text import ShownFormatter
 
-    logging.basicConfig(level=logging.WARNING, format="referee: %(name)s: %(message)s")
+    # Warnings quote peers and bots (a refused login's name): shown escaped.
+    handler = logging.StreamHandler()
+    handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     config = load_league(config_file, out, sandbox, cluster)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()

@@ -51,6 +51,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     print_standings(console, standings, f"{name}: {standings.games} games")
     if standings.match is not None:
         from ..league.judge import match_lines
+        from ..text import shown
 
-        for line in match_lines(standings.match):
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        for line in match_lines(standings.match):  # names from the ledger: shown escaped
+            console.print(shown(line), markup=False, highlight=False, soft_wrap=True)

@@ -29,7 +29,8 @@ from ..faults import Policy
 from ..process import BotSpec, Limits, env_name, findable
 from ..rules import Rules, RulesError, preset
 from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
-from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain, printable
+from ..text import NAME_RULE, escaped, name_problem, quoted, shown
+from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain
 
 FORMATS = ("round-robin", "gauntlet", "match")
 _TOKEN_KEYS = ("token", "token_env", "token_file")
@@ -39,10 +40,11 @@ class ConfigError(ValueError):
     """A league configuration that cannot run; the message names the key.
 
     The message is one line whatever the file holds: characters that would break
-    it (a newline in a folder's name) are shown escaped."""
+    it or drive a terminal (a newline in a folder's name, an escape sequence in a
+    bot's name) are shown escaped (`referee.text.shown`)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(printable(message))
+        super().__init__(shown(message))
 
 
 @dataclass(frozen=True)
@@ -204,10 +206,12 @@ def parse_config(
     for i, raw in enumerate(file.bot):
         key = f"bot[{i}]"
         name = raw.name
-        if not name or any(c in name for c in "/\\ \t"):
-            raise ConfigError(f"{key}.name: {name!r} must be non-empty, without spaces or slashes")
+        if (problem := name_problem(name)) is not None:
+            raise ConfigError(f"{key}.name: {quoted(name)} {problem}; {NAME_RULE} (in {path})")
+        if any(c in name for c in "/\\ "):
+            raise ConfigError(f"{key}.name: {quoted(name)} must be without spaces or slashes")
         if name in seen:
-            raise ConfigError(f"{key}.name: {name!r} is used twice")
+            raise ConfigError(f"{key}.name: {quoted(name)} is used twice")
         seen.add(name)
         given = set(data["bot"][i])  # the keys the file gives, defaults or not
         if raw.transport == "tcp":
@@ -294,6 +298,9 @@ def parse_config(
     elif challengers:
         raise ConfigError('league.challengers: only for format = "gauntlet"')
     name = _given(league.name) or path.stem
+    if any(escaped(c) for c in name):  # it titles what the terminal shows, and the site
+        key = "league.name" if _given(league.name) else "league.name (the file's name)"
+        raise ConfigError(f"{key}: {quoted(name)} holds control characters")
     bot_seed_key = _hex_key(league.bot_seed_key, "bot_seed_key", 0)
     deal_key = _hex_key(league.deal_key, "deal_key", DEAL_KEY_MIN_HEX)
     tcp_names = [b.name for b in bots if b.tcp]

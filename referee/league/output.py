@@ -7,6 +7,8 @@ A terminal table keeps one line per bot and every bot's whole name: when the ful
 table is wider than the terminal, the headers are shortened and the least important
 columns left out until it fits; the files always hold every column. Also here: the
 head-to-head table, the final print with its legend, the files and the rating chart.
+What the terminal shows of a name (a bot's, the league's) is shown escaped
+(`referee.text.shown`); the files keep names as they are.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import csv
 import io
 import json
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..faults import FaultKind
+from ..text import shown
 from .standings import BotStanding, Standings
 
 Cell = Callable[[int, BotStanding], str]  # (place from 1, the bot's line) -> text
@@ -80,7 +84,7 @@ COLUMNS: tuple[Column, ...] = (
         "bot",
         "bot",
         0,
-        lambda i, b: b.name,
+        lambda i, b: shown(b.name),
         _one("bot", lambda i, b: b.name),
         justify="left",
         md=lambda i, b: b.name.replace("|", "\\|"),
@@ -180,7 +184,7 @@ def natural_width(renderable: Table) -> int:
 
 
 def _table(standings: Standings, title: str, columns: Sequence[Column], short: bool) -> Table:
-    t = Table(title=title)
+    t = Table(title=Text(shown(title)))
     for col in columns:
         # Whole cells or nothing: a table that does not fit loses columns, never wraps.
         t.add_column(col.short if short else col.header, justify=col.justify, no_wrap=True)
@@ -258,7 +262,7 @@ def head_table(standings: Standings) -> Table:
     t = Table(title="Head to head: row ahead of column")
     t.add_column("")
     for n in names:
-        t.add_column(Text(n), justify="right")
+        t.add_column(Text(shown(n)), justify="right")
     for a in names:
         cells = []
         for b in names:
@@ -267,7 +271,7 @@ def head_table(standings: Standings) -> Table:
             else:
                 ahead, met = standings.head[a][b]
                 cells.append(f"{ahead}/{met}" if met else "")
-        t.add_row(Text(a), *cells)
+        t.add_row(Text(shown(a)), *cells)
     return t
 
 
@@ -292,7 +296,7 @@ def markdown(standings: Standings, title: str) -> str:
     lines += ["", "## Head to head (row finished ahead of column / games together)", ""]
     lines.append("| | " + " | ".join(cells_of) + " |")
     lines.append("|---|" + "---:|" * len(names))
-    for x, shown in zip(names, cells_of, strict=True):
+    for x, cell in zip(names, cells_of, strict=True):
         cells = []
         for y in names:
             if x == y:
@@ -300,7 +304,7 @@ def markdown(standings: Standings, title: str) -> str:
             else:
                 ahead, met = standings.head[x][y]
                 cells.append(f"{ahead}/{met}" if met else "")
-        lines.append(f"| {shown} | " + " | ".join(cells) + " |")
+        lines.append(f"| {cell} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -343,19 +347,28 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     for b in standings.bots:
         xs = [h[0] + 1 for h in b.history]
-        top.plot(xs, [h[1] for h in b.history], label=b.name)
-        bottom.plot(xs, [h[2] for h in b.history], label=b.name)
+        top.plot(xs, [h[1] for h in b.history], label=_plain(b.name))
+        bottom.plot(xs, [h[2] for h in b.history], label=_plain(b.name))
     top.set_ylabel("rating (μ − 3σ)")
     bottom.set_ylabel("mean points per game")
     bottom.set_xlabel("game (schedule order)")
-    top.set_title(title)
+    top.set_title(_plain(title))
     top.legend(loc="best", fontsize="small")
     top.grid(alpha=0.3)
     bottom.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with warnings.catch_warnings():
+        # A name in a script the font lacks (CJK, say) is drawn as boxes: no warning.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def _plain(text: str) -> str:
+    """`text` as matplotlib draws it literally: a `$` would start mathtext, and a name
+    such as `$^$` would stop the chart with a parse error."""
+    return text.replace("$", r"\$")
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
@@ -372,7 +385,7 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
     if standings.sandbox is not None:
         bare = bool(standings.sandbox.unsandboxed)
         console.print(
-            standings.sandbox.line(),
+            shown(standings.sandbox.line()),
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
             highlight=False,

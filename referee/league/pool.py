@@ -33,6 +33,7 @@ from ..connection import BotGoneError, BotStalledError
 from ..process import BotProcess, start_bot
 from ..sandbox import Hidden, empty_scratch
 from ..session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from ..text import file_stem
 from ..wire import rules_info
 from .config import BotEntry, LeagueConfig, hidden_places
 
@@ -209,11 +210,14 @@ class BotPool:
             await self._end(proc)
 
     def _stderr_path(self, name: str) -> Path:
+        """`STEM-K.stderr`, STEM the bot's name as a file name (`file_stem`), K the
+        league's count of processes started."""
+        stem = file_stem(name)
         self.started += 1
-        path = self.stderr_dir / f"{name}-{self.started}.stderr"
+        path = self.stderr_dir / f"{stem}-{self.started}.stderr"
         while path.exists():  # a resumed league keeps the stderr of the earlier run
             self.started += 1
-            path = self.stderr_dir / f"{name}-{self.started}.stderr"
+            path = self.stderr_dir / f"{stem}-{self.started}.stderr"
         return path
 
     async def _start(self, bot: BotEntry, deal: int, path: Path) -> tuple[BotProcess | None, str]:

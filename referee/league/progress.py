@@ -8,7 +8,8 @@ prints them:
     Finished game 12 of 24 (greedy, random, node): 5-30-45 {greedy wins}
 
 The names are in seat order and the points (fewer are better) follow them.
-`quiet` shows neither. Printing only: the runner decides what is shown when.
+`quiet` shows neither. Printing only: the runner decides what is shown when. Names
+(and whatever a notice quotes) are shown escaped (`referee.text`), never as markup.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ..text import markup, shown
 from .ledger import Record
 
 
@@ -83,7 +85,8 @@ class Display:
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
-            TextColumn("faults {task.fields[faults]}  leader {task.fields[leader]}"),
+            # Not markup: the leader is a bot's name (shown escaped when it is set).
+            TextColumn("faults {task.fields[faults]}  leader {task.fields[leader]}", markup=False),
             console=console,
             disable=quiet or self.lines,
             transient=False,
@@ -93,7 +96,7 @@ class Display:
     def __enter__(self) -> Display:
         self._progress.start()
         self._task = self._progress.add_task(
-            self.title, total=self.total, completed=self.counters.done, faults=0, leader="-"
+            markup(self.title), total=self.total, completed=self.counters.done, faults=0, leader="-"
         )
         return self
 
@@ -106,8 +109,9 @@ class Display:
         self._progress.stop()
 
     def say(self, text: str, style: str | None = None) -> None:
-        """A line of plain text (never read as markup: bot names may hold brackets)."""
-        self.console.print(text, style=style, markup=False, highlight=False)
+        """A line of plain text, shown escaped (never read as markup: bot names may hold
+        brackets)."""
+        self.console.print(shown(text), style=style, markup=False, highlight=False)
 
     def finished(self, record: Record) -> None:
         """Count a newly recorded game and show it."""
@@ -119,7 +123,7 @@ class Display:
                 self._task,
                 completed=self.counters.done,
                 faults=self.counters.faults,
-                leader=self.counters.leader,
+                leader=shown(self.counters.leader),
             )
 
     def notice(self, text: str) -> None:

@@ -33,6 +33,7 @@ from ..gamelog import log_suffix
 from ..outputs import ready_folder
 from ..sandbox import user_line
 from ..stats import Verdict
+from ..text import shown
 from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, Lines, final_lines, json_result
@@ -170,7 +171,7 @@ async def run_league(
 
                                 def notice(text: str) -> None:
                                     if quiet:
-                                        log.warning("%s", text)
+                                        log.warning("%s", shown(text))
                                     else:
                                         display.notice(text)
 
@@ -340,5 +341,5 @@ def print_outcome(
     if lines is not None:
         lines.end()
     for line in final_lines(judge.summary(), (config.match.new, config.match.base)):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
     return 0 if judge.verdict is Verdict.H1 else 1

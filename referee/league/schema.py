@@ -35,6 +35,7 @@ from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 from ..faults import Policy
 from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from ..rules import PRESETS, VARIANTS, Rules
+from ..text import NAME_MAX
 
 SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
 
@@ -176,7 +177,13 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
     """[[bot]]: one bot of the league, started by the referee (stdio) or connecting to
     `referee serve` (tcp)."""
 
-    name: Annotated[str, _meta("The bot's unique name, without spaces or slashes.")]
+    name: Annotated[
+        str,
+        _meta(
+            f"The bot's unique name: 1 to {NAME_MAX} characters, without spaces, slashes or "
+            "control characters."
+        ),
+    ]
     command: Annotated[
         str | list[str] | UnsetType,
         _meta(
@@ -730,12 +737,6 @@ def _key_text(name: str) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def printable(text: str) -> str:
-    """`text` with each character that is not printable (a newline, U+2028, a
-    control character) written as its escape, so that it stays one line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 # ------------------------------------------------------------ the key reference

@@ -39,6 +39,7 @@ from typing import Any
 from ..gamelog import GameLog, LogError, find_log, read_log
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.standings import compute
+from ..text import file_stem
 from .gamedata import mask, public_part, seat_part, seat_view
 from .model import GameSummary, League, viewer_parts, write_atomic
 from .pages import write_pages
@@ -146,14 +147,15 @@ def read_league(out: Path, title: str | None) -> League:
 
 
 def _stderr_files(out: Path, names: list[str]) -> dict[str, list[str]]:
-    """Each bot's stderr files in OUT/stderr: NAME-K.stderr, or NAME-K@WORKER.stderr."""
+    """Each bot's stderr files in OUT/stderr: STEM-K.stderr, or STEM-K@WORKER.stderr,
+    STEM the name as a file name (`file_stem`)."""
     folder = out / "stderr"
     found: dict[str, list[str]] = {n: [] for n in names}
     if not folder.is_dir():
         return found
     for path in sorted(folder.iterdir()):
         for n in names:
-            if re.fullmatch(re.escape(n) + r"-\d+(@[^/]*)?\.stderr", path.name):
+            if re.fullmatch(re.escape(file_stem(n)) + r"-\d+(@[^/]*)?\.stderr", path.name):
                 found[n].append(path.name)
     return found
 

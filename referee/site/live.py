@@ -19,6 +19,7 @@ from pathlib import Path
 
 import trio
 
+from ..text import shown
 from .build import SiteError, SiteReport, build_site
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ class LiveSite:
             if self.notice is not None:
                 self.notice(text)
             else:
-                log.warning("%s", text)
+                log.warning("%s", shown(text))
         finally:
             self._busy = False
 

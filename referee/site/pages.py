@@ -18,6 +18,7 @@ import msgspec
 from ..league.ledger import Record
 from ..league.output import COLUMNS, legend
 from ..league.standings import BotStanding
+from ..text import file_stem
 from .model import League, viewer_parts, write_atomic
 
 CSP = (
@@ -42,16 +43,10 @@ def esc(text: object) -> str:
 
 
 def bot_file(name: str) -> str:
-    """A bot's page: its name with every byte but letters, digits, `.`, `_` and `-`
-    written as ~XX (and a leading dot too), so that any name is one safe file name."""
-    out = []
-    for i, byte in enumerate(name.encode("utf-8")):
-        char = chr(byte)
-        if char.isascii() and (char.isalnum() or char in "_-" or (char == "." and i)):
-            out.append(char)
-        else:
-            out.append(f"~{byte:02X}")
-    return f"bot-{''.join(out)}.html"
+    """A bot's page: `bot-STEM.html`, STEM the name as a file name (`file_stem`: the
+    name itself when it is plain ASCII and short, else a slug and a hash), so that
+    every name is one short, safe file name of its own."""
+    return f"bot-{file_stem(name)}.html"
 
 
 def replay_link(rec: Record, fragment: str = "") -> str:

@@ -70,7 +70,7 @@ def test_lines_in_a_pipe_a_bar_in_a_terminal_nothing_when_quiet() -> None:
 
 def test_a_league_in_a_pipe_prints_each_game_and_the_standings_every_n(tmp_path: Path) -> None:
     token = new_token()
-    long_name = "greedy_with_a_name_long_enough_to_pass_eighty_columns_in_one_line"
+    long_name = "greedy_with_a_name_long_enough_to_pass_eighty_columns_in_a_line"  # < 64
     bots = [
         sample(long_name, "greedy_bot.py", token),
         sample("random", "random_bot.py", token),

@@ -251,6 +251,30 @@ async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
     assert_no_token(tmp_path, caplog, capsys)
 
 
+async def test_a_login_with_a_name_no_bot_can_have_is_refused_like_an_unknown_name(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # c's own token: what is refused is the name, said escaped (and a long one cut).
+    caplog.set_level(logging.WARNING, logger="referee")
+    async with listening(tmp_path, "") as on:
+        said = []
+        for name in ("c\x00", "c\x1b]0;title\x07", "\u202ec", "c" * 300, "", " c"):
+            async with await login(on.port, name, TOKEN_C) as stream:
+                lines = await read_all(stream)
+            assert [line["type"] for line in lines] == ["error", "bye"], lines
+            assert lines[0]["code"] == "login"
+            said.append(lines[0]["message"])
+    assert said[:3] == [
+        "unknown name or wrong token for 'c\\x00'",
+        "unknown name or wrong token for 'c\\x1b]0;title\\x07'",
+        "unknown name or wrong token for '\\u202ec'",
+    ]
+    assert said[3].endswith("…' (300 characters)") and len(said[3]) < 200
+    assert on.server.refused == 6 and not on.logged_in.is_set()
+    assert caplog.text.count("refused: unknown name or wrong token") == 6
+    assert not any(c in caplog.text for c in "\x00\x1b\x07\u202e")
+
+
 async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path) -> None:
     async with listening(tmp_path, "[server]\nidle_ms = 300") as on:
         async with await login(on.port, "c", TOKEN_C) as stream:

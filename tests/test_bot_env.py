@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_CHECK = str(ROOT / "tests" / "bots" / "env_check.py")
 RANDOM = [PY, str(ROOT / "sample_bots" / "random_bot.py")]
 FIXED = ["HOME", "LANG", "LC_ALL", "PATH", "PYTHONUNBUFFERED", "SCRATCH", "TMPDIR"]
-SECRET = "tok-env-test-3c9d0e1f2a4b"
+SECRET = "OS5SUBBLduxliYh_tuy1-Kakh4ou3FhfWpkCg_B1qfY"
 SANDBOX = {"none": [], "bwrap": ["PWD", "HOME=/scratch"]}  # bwrap always sets PWD
 SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 

@@ -29,6 +29,7 @@ def connect_cmd(
 
     from ..bridge import run_bridge
     from ..process import BotSpec, findable
+    from ..tokens import token_problem
 
     logging.basicConfig(level=logging.WARNING, format="referee connect: %(message)s")
     host, sep, port_text = address.rpartition(":")
@@ -40,6 +41,8 @@ def connect_cmd(
         fail(f"{token_file}: cannot read the token file")
     if not token:
         fail(f"{token_file}: the token file is empty")
+    if (problem := token_problem(token)) is not None:
+        fail(f"{token_file}: {problem}")
     if not findable(BotSpec(name=name, argv=command)):
         fail(f"{command[0]}: no such program, or not executable (the bot's command, after --)")
     try:

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
 CRASH = [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")]
-TOKEN_C = "tok-C-5f1e9a0c7d2b4e6f"
-TOKEN_D = "tok-D-0a9b8c7d6e5f4a3b"
+TOKEN_C = "N6Q8_O8NQ6iOOirKmFvJmf6eTgV-0owmNEdhRMplc2w"
+TOKEN_D = "mXBgcfiHErZa4iB_ocYjodDvD39B4jKdI9jWk24KlvY"
 KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
 
 
@@ -366,19 +366,21 @@ def test_config_needs_one_token_source_and_never_shows_it(tmp_path: Path) -> Non
         '[[bot]]\nname = "a"\ncommand = "true"\n[[bot]]\nname = "c"\ntransport = "tcp"\n'
     )
     path = tmp_path / "l.toml"
+    secret = "sekrit-Zx81mQ0bLr4uVt7hKd2wPa9e"  # 30 characters: 180 bits
     for extra, words in (
         ("", "exactly one"),
-        ('token = "x"\ntoken_env = "Y"\n', "exactly one"),
+        (f'token = "{secret}"\ntoken_env = "Y"\n', "exactly one"),
         ('token_env = "TEST_SERVER_NO_SUCH_VAR"\n', "not set"),
         ('token_file = "missing"\n', "cannot read"),
-        ('token = "sekrit-123"\ncommand = "x"\n', "not used"),
+        (f'token = "{secret}"\ncommand = "x"\n', "not used"),
+        ('token = "sekrit-123"\n', "bits"),
     ):
         path.write_text(base + extra)
         with pytest.raises(ConfigError) as info:
             load_config(path)
         assert words in str(info.value)
         assert "sekrit" not in str(info.value)
-    path.write_text(base + 'token = "sekrit-123"\n')
+    path.write_text(base + f'token = "{secret}"\n')
     config = load_config(path)
     assert config.bots[1].tcp and "sekrit" not in repr(config.bots[1])
 

@@ -352,6 +352,25 @@ async def test_a_right_token_for_a_connected_bot_counts_towards_the_back_off(
         assert b"too many failed logins" in probe.lines()[0]
 
 
+async def test_another_protocol_is_answered_before_the_token_is_looked_at(
+    tmp_path: Path, mock_clock: trio.testing.MockClock, compared: list[int]
+) -> None:
+    # The right token and a wrong one get the same answer, at once: nothing compared,
+    # nothing counted.
+    async with fake_server(tmp_path, mock_clock) as on:
+        answers = []
+        for token in (TOKEN_C, WRONG):
+            peer = await on.connect(A)
+            line = {"type": "login", "name": "c", "token": token, "protocol": 2}
+            await peer.send(json.dumps(line).encode())
+            on.nursery.start_soon(peer.read)
+            await trio.testing.wait_all_tasks_blocked()
+            assert peer.closed_at == trio.current_time()
+            answers.append(bytes(peer.received))
+        assert answers[0] == answers[1] and b"bot speaks protocol 2" in answers[0]
+        assert compared == [] and on.server.guard.table[A].failures == 0
+
+
 async def test_many_addresses_cannot_grow_the_table(
     tmp_path: Path, mock_clock: trio.testing.MockClock
 ) -> None:

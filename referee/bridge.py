@@ -2,10 +2,16 @@
 
 The bridge logs in, waits for `hello`, then starts the bot and copies bytes both
 ways until either side closes. The bot is unchanged: it sees exactly what a bot
-started by the referee sees. When the server ends the connection for any reason
-but the end of the league (`bye` with reason `done`) or a refused login, the
-bridge starts a fresh bot and logs in again for later games. A server that is
-full (`error` code `busy`) is asked again every `retry_delay_s` until it has room.
+started by the referee sees, on its stdin and in its environment, which is the
+fixed minimal one (`referee.process.bot_environment`, with a fresh scratch folder
+as HOME, removed when the bot ends) plus the variables given to the bridge, never
+the bridge's own: the token and whatever else the shell that runs
+`referee connect` holds stay out of the bot's reach.
+
+When the server ends the connection for any reason but the end of the league
+(`bye` with reason `done`) or a refused login, the bridge starts a fresh bot and
+logs in again for later games. A server that is full (`error` code `busy`) is
+asked again every `retry_delay_s` until it has room.
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -22,6 +29,9 @@ import trio
 
 from protocol import LineFramer, ProtocolError, encode
 from protocol import messages as m
+
+from .process import BotSpec, bot_environment
+from .sandbox import new_scratch
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +58,11 @@ async def run_bridge(
     reconnect: bool = True,
     retries: int = 5,
     retry_delay_s: float = 1.0,
+    env: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Relay `argv` to the server until the league is over (or login is refused)."""
+    """Relay `argv` to the server until the league is over (or login is refused);
+    each bot started gets `bot_environment` with `env` over it."""
+    spec = BotSpec(name=name, argv=tuple(argv), env=dict(env or {}))
     failures = 0
     outcome = Outcome("dropped", "never connected")
     while True:
@@ -65,7 +78,7 @@ async def run_bridge(
             continue
         failures = 0
         async with stream:
-            outcome = await _one_session(stream, name, token, argv)
+            outcome = await _one_session(stream, token, spec)
         log.info("%s: connection ended: %s %s", name, outcome.kind, outcome.detail)
         if outcome.kind == "busy" and reconnect:
             await trio.sleep(retry_delay_s)  # no bot was started; room comes with time
@@ -74,11 +87,9 @@ async def run_bridge(
             return outcome
 
 
-async def _one_session(
-    stream: trio.SocketStream, name: str, token: str, argv: Sequence[str]
-) -> Outcome:
+async def _one_session(stream: trio.SocketStream, token: str, spec: BotSpec) -> Outcome:
     try:
-        await stream.send_all(encode(m.Login(name=name, token=token)))
+        await stream.send_all(encode(m.Login(name=spec.name, token=token)))
     except (trio.BrokenResourceError, OSError) as exc:
         return Outcome("dropped", f"cannot send login: {exc}")
     framer = LineFramer()
@@ -99,16 +110,28 @@ async def _one_session(
     if first.get("type") == "error":
         kind = {"login": "refused", "busy": "busy"}.get(str(first.get("code")), "dropped")
         return Outcome(kind, str(first.get("message", "")))
+    scratch = new_scratch(spec.name)
+    try:
+        return await _relay(stream, framer, pending, spec, str(scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _relay(
+    stream: trio.SocketStream, framer: LineFramer, pending: list[str], spec: BotSpec, home: str
+) -> Outcome:
+    """Start the bot (`home`: its scratch folder) and copy lines both ways, `pending`
+    (from `hello` on) first, until either side ends."""
     try:
         process = await trio.lowlevel.open_process(
-            list(argv),
+            list(spec.argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env=bot_environment(spec, home),
             start_new_session=True,
         )
     except OSError as exc:  # starting it again would fail again: the bridge stops
-        return Outcome("failed", f"cannot start {argv[0]}: {exc.strerror}")
+        return Outcome("failed", f"cannot start {spec.argv[0]}: {exc.strerror}")
     assert process.stdin is not None and process.stdout is not None
     bye: list[str] = []
     try:

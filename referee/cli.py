@@ -22,6 +22,7 @@ from .commands.selfplay import selfplay_cmd
 from .commands.serve import serve_cmd
 from .commands.site import site_cmd
 from .commands.standings import standings_cmd
+from .commands.token import token_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,6 +41,7 @@ for command in (
     match_cmd,
     serve_cmd,
     connect_cmd,
+    token_cmd,
     standings_cmd,
     site_cmd,
     replay_cmd,

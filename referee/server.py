@@ -5,7 +5,18 @@ deadlines, so a slow or hostile peer holds up nobody else. A connection opens
 with `login` (name, token, protocol) within `handshake_ms` of its accept; after
 a good login the usual `hello`/`ready` handshake follows and the rest is the
 stdio protocol. A logged-in bot waits in its slot until the pool hands it to a
-game. Tokens are compared in constant time and never printed or logged.
+game. Tokens are compared in constant time (their SHA-256 digests, so that not
+even the length shows) and never printed or logged.
+
+A stranger learns nothing from a refusal but that it was refused: a wrong token,
+an unknown name and the right token of a bot that is already connected get the
+same bytes (`LOGIN_REFUSED`), sent `refusal_delay_s` (`PING_S`) after the login
+line arrived whichever it was, though only the last pings the connected bot to
+see that it is still there; and the three count alike as failed logins of the
+peer's address (`referee.logins`), which backs off after a few of them. A login
+from an address that must wait is refused at once with `busy`, its token not
+compared. The organiser's log says which it was, in one line per address per
+minute at most.
 
 Strangers cannot keep a registered bot out: a connection that has not logged in
 waits in the `Lobby`, which has room for `max_handshakes` of them and
@@ -19,6 +30,7 @@ its own slot.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import logging
@@ -45,6 +57,7 @@ from .league.pool import league_hello
 from .league.run import run_league
 from .league.schema import ServerLimits
 from .league.standings import Standings
+from .logins import LoginGuard
 from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 from .text import name_problem, quoted
 
@@ -56,14 +69,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOGIN_MAX_LINE = 4096  # bytes of a login line: a name and a token
-_DUMMY_TOKEN = b"\0" * 32  # compared against when the name is unknown, to take the same time
+_DUMMY_DIGEST = b"\0" * 32  # compared against when the name is unknown, to take the same time
+# The one answer to every failed login, whichever it was (see the module).
+LOGIN_REFUSED = "login refused for {name}: unknown name, wrong token, or already connected"
+REFUSAL_S = PING_S  # a failed login is answered this long after its line arrived
+REPORT_EVERY_S = 5.0  # how often the organiser's summary lines are looked at
 
 
 @dataclass
 class _Slot:
     """One TCP bot's place on the server."""
 
-    token: bytes
+    digest: bytes  # SHA-256 of the token
     connected: TcpSession | None = None  # at most one session per name
     idle: list[TcpSession] = field(default_factory=list)
 
@@ -133,12 +150,22 @@ def _newer(n: int, where: str) -> str:
 class BotServer:
     """Accepts TCP bots of one league and hands them to the pool."""
 
-    def __init__(self, config: LeagueConfig) -> None:
+    def __init__(
+        self,
+        config: LeagueConfig,
+        *,
+        guard: LoginGuard | None = None,
+        refusal_delay_s: float = REFUSAL_S,
+    ) -> None:
         self.config = config
         self.limits: ServerLimits = config.server
         self.slots = {
-            b.name: _Slot(token=b.token.encode()) for b in config.bots if b.tcp and b.token
+            b.name: _Slot(digest=_digest(b.token)) for b in config.bots if b.tcp and b.token
         }
+        self.guard = guard if guard is not None else LoginGuard()
+        # At least PING_S, the longest a check of a connected bot may take (a benchmark
+        # sets 0 for a reference; then a stranger may tell the cases apart).
+        self.refusal_delay_s = refusal_delay_s
         self.lobby = Lobby(self.limits.max_handshakes, self.limits.max_handshakes_per_address)
         self.open_connections = 0
         self.refused = 0  # connections closed without a session, for tests and reports
@@ -157,10 +184,22 @@ class BotServer:
         task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         """Listen on host:port until cancelled; `task_status` gets the listeners."""
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            listeners = await nursery.start(partial(trio.serve_tcp, self.handle, port, host=host))
-            task_status.started(listeners)
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._report_logins)
+                listeners = await nursery.start(
+                    partial(trio.serve_tcp, self.handle, port, host=host)
+                )
+                task_status.started(listeners)
+        finally:
+            self.guard.flush(trio.current_time(), final=True)
+
+    async def _report_logins(self) -> None:
+        """The organiser's summary lines of failed logins, as they fall due."""
+        while True:
+            await trio.sleep(REPORT_EVERY_S)
+            self.guard.flush(trio.current_time())
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """One connection, from accept to close."""
@@ -192,7 +231,7 @@ class BotServer:
 
     async def _login(self, conn: Connection, place: Waiting) -> TcpSession | None:
         """Read `login`, check it, then `hello`/`ready`; the session, or None (logged)."""
-        peer = place.peer
+        peer, address = place.peer, place.address
         login: m.Login | None = None
         problem = f"no login within {self.limits.handshake_ms} ms"
         with place.scope:
@@ -215,29 +254,44 @@ class BotServer:
                     problem = f"expected login first, got {type(msg).__name__}"
         # Out of the lobby: a login is checked at once, and logged-in bots have their slots.
         self.lobby.leave(place)
+        arrived = trio.current_time()
         if login is None and place.pushed_out:
-            return await self._refuse(conn, peer, f"{place.pushed_out}; try again", code="busy")
+            log.info("connection from %s pushed out: %s", peer, place.pushed_out)
+            return await self._refuse(conn, f"{place.pushed_out}; try again", code="busy")
+        if login is not None and login.protocol != PROTOCOL_VERSION:
+            # Before the token: the answer must not depend on it.
+            problem = (
+                f"bot speaks protocol {login.protocol}; this referee speaks {PROTOCOL_VERSION}"
+            )
+            login = None
         if login is None:
-            return await self._refuse(conn, peer, problem)
+            self.guard.refused(address, peer, problem, arrived, login=False)
+            return await self._refuse(conn, problem)
+        wait = self.guard.refusal(address, arrived)
+        if wait is not None:  # not even compared
+            log.info("login from %s not checked: %s", peer, wait)
+            return await self._refuse(conn, f"{wait}; try again", code="busy")
         # A name that cannot be a bot's (a control character, too long) is no league's:
         # refused as an unknown one, and quoted escaped and cut.
         slot = self.slots.get(login.name) if name_problem(login.name) is None else None
         # Constant time: compare even for an unknown name, and whatever the lengths.
         good = hmac.compare_digest(
-            login.token.encode(), slot.token if slot is not None else _DUMMY_TOKEN
+            _digest(login.token), slot.digest if slot is not None else _DUMMY_DIGEST
         )
+        if slot is None or not good or slot.connected is not None:
+            # Counted before anything is awaited, the three cases alike: a stranger's
+            # next login is backed off (or not) the same whichever this one was.
+            self.guard.failed(address, arrived)
         if slot is None or not good:
-            return await self._refuse(
-                conn, peer, f"unknown name or wrong token for {quoted(login.name)}"
+            why = (
+                f"unknown name {quoted(login.name)}"
+                if slot is None
+                else f"wrong token for {quoted(login.name)}"
             )
-        if login.protocol != PROTOCOL_VERSION:
-            return await self._refuse(
-                conn,
-                peer,
-                f"bot speaks protocol {login.protocol}; this referee speaks {PROTOCOL_VERSION}",
-            )
+            return await self._refuse_login(conn, login.name, peer, address, why, arrived)
         if slot.connected is not None and await self._still_there(slot.connected):
-            return await self._refuse(conn, peer, f"{login.name} is already connected")
+            why = f"{quoted(login.name)} is already connected"
+            return await self._refuse_login(conn, login.name, peer, address, why, arrived)
         session = TcpSession(login.name, conn, peer)
         conn.name = login.name
         conn.allow_lines_of(self.limits.max_line)
@@ -254,6 +308,15 @@ class BotServer:
         if self.on_login is not None:
             self.on_login(login.name)
         return session
+
+    async def _refuse_login(
+        self, conn: Connection, name: str, peer: str, address: str, why: str, arrived: float
+    ) -> TcpSession | None:
+        """A failed login: `why` goes to the organiser's log only; the peer gets
+        `LOGIN_REFUSED`, `refusal_delay_s` after its line `arrived`, whatever `why`."""
+        await trio.sleep_until(arrived + self.refusal_delay_s)
+        self.guard.refused(address, peer, why, trio.current_time(), login=True)
+        return await self._refuse(conn, LOGIN_REFUSED.format(name=quoted(name)))
 
     async def _still_there(self, old: TcpSession) -> bool:
         """Whether the session already logged in under a name is alive: one waiting for
@@ -275,14 +338,11 @@ class BotServer:
         return True
 
     async def _refuse(
-        self, conn: Connection, peer: str, problem: str, code: Literal["login", "busy"] = "login"
+        self, conn: Connection, problem: str, code: Literal["login", "busy"] = "login"
     ) -> TcpSession | None:
-        """Tell the peer why (`code` login or busy), say `bye`, and give up on it."""
+        """Tell the peer why (`code` login or busy), say `bye`, and give up on it (the
+        caller has logged it): None, for `_login` to return."""
         self.refused += 1
-        if code == "busy":  # the usual answer to a flood: not worth a warning each
-            log.info("connection from %s pushed out: %s", peer, problem)
-        else:
-            log.warning("login from %s refused: %s", peer, problem)
         try:
             conn.send(m.Error(code=code, message=problem))
             conn.send(m.Bye(reason="busy" if code == "busy" else "login refused"))
@@ -395,6 +455,11 @@ class BotServer:
                 for slot in self.slots.values():
                     if slot.connected is not None:
                         nursery.start_soon(partial(self.end, slot.connected, polite=True))
+
+
+def _digest(token: str) -> bytes:
+    """What a token is compared by: its SHA-256, the same length whatever the token."""
+    return hashlib.sha256(token.encode()).digest()
 
 
 def _peer(stream: trio.SocketStream) -> tuple[str, str]:

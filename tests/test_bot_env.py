@@ -5,13 +5,17 @@ holds any variable but the fixed ones (PATH, HOME, TMPDIR, SCRATCH, LANG,
 LC_ALL, PYTHONUNBUFFERED) and those the test expects, so a leak shows up as a
 startup failure. The referee's own environment carries a marker, a PYTHONPATH
 and, in the league, a TCP bot's token: none may reach a bot, sandboxed or not.
-What each bot does get comes from `--env` (play, check-bot) or its `env` table.
+What each bot does get comes from `--env` (play, check-bot, connect) or its `env`
+table. A bot that `referee connect` starts gets the same fixed set as one the
+referee starts, never the environment of the shell that runs the bridge.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from referee.cli import main
 from referee.league.config import load_config
 from referee.league.ledger import Ledger
 from tests._procs import assert_none_left, new_token
-from tests.server.test_server import bridges, serve_with
+from tests.server.test_server import TOKEN_C, bridges, listening, serve_with
 from tests.test_sandbox import needs_bwrap
 
 PY = sys.executable
@@ -32,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_CHECK = str(ROOT / "tests" / "bots" / "env_check.py")
 RANDOM = [PY, str(ROOT / "sample_bots" / "random_bot.py")]
 FIXED = ["HOME", "LANG", "LC_ALL", "PATH", "PYTHONUNBUFFERED", "SCRATCH", "TMPDIR"]
-SECRET = "tok-env-test-3c9d0e1f2a4b"
+SECRET = "OS5SUBBLduxliYh_tuy1-Kakh4ou3FhfWpkCg_B1qfY"
 SANDBOX = {"none": [], "bwrap": ["PWD", "HOME=/scratch"]}  # bwrap always sets PWD
 SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 
@@ -166,3 +170,46 @@ token_env = "TEST_ENV_TOKEN"
         found[name] = reported(stderr)
     assert found["plain"] == (sorted([*FIXED, "ONLY"]), ["[]", "[]"])
     assert found["boxed"] == (sorted([*FIXED, "PWD"]), ["[]", "[]"])
+
+
+async def test_connect_gives_its_bot_the_fixed_set_and_its_env_options(tmp_path: Path) -> None:
+    """A real `referee connect` process whose environment holds the marker, a PYTHONPATH
+    and two tokens (the league's, and the one the bridge logs in with) starts a bot
+    that finds exactly the fixed set and the `--env` variable: it logs in and answers
+    `hello` only then."""
+    token = new_token()
+    (tmp_path / "c.token").write_text(TOKEN_C)
+    referee = str(Path(sys.executable).parent / "referee")
+    args = [referee, "connect", "--name", "c", "--token-file", str(tmp_path / "c.token")]
+    args += ["--no-reconnect", "--env", "ONLY=mine", "--", PY, ENV_CHECK, "ONLY=mine", token]
+    stderr = tmp_path / "connect.stderr"
+    env = {**os.environ, "REFEREE_TOKEN": TOKEN_C}
+    async with listening(tmp_path, "") as on:
+        assert os.environ["TEST_SERVER_TOKEN_C"] == TOKEN_C  # the league's, from its file
+        address = f"127.0.0.1:{on.port}"
+        with stderr.open("wb") as err:
+            bridge = await trio.lowlevel.open_process(
+                [*args[:2], address, *args[2:]], stdout=subprocess.DEVNULL, stderr=err, env=env
+            )
+        async with trio.open_nursery() as nursery:
+
+            async def until(event: trio.Event) -> None:
+                await event.wait()
+                nursery.cancel_scope.cancel()
+
+            async def until_exit() -> None:
+                await bridge.wait()  # the bot refused its environment: the bridge stops
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(until, on.logged_in)
+            nursery.start_soon(until_exit)
+        logged_in = on.logged_in.is_set()
+    # The server is gone: the bridge (--no-reconnect) ends its bot, and stops.
+    with trio.fail_after(30):
+        await bridge.wait()
+    assert_none_left(token)
+    text = stderr.read_text()
+    assert logged_in, text
+    names, _ = reported(stderr)
+    assert names == sorted([*FIXED, "ONLY"])
+    assert TOKEN_C not in text and SECRET not in text

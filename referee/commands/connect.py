@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import fail, run_trio
+from .common import env_option, fail, parse_env, run_trio
 
 
 @click.command("connect", context_settings={"ignore_unknown_options": True})
@@ -19,23 +19,34 @@ from .common import fail, run_trio
     help="File holding the bot's token.",
 )
 @click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
+@env_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def connect_cmd(
-    address: str, name: str, token_file: str, no_reconnect: bool, command: tuple[str, ...]
+    address: str,
+    name: str,
+    token_file: str,
+    no_reconnect: bool,
+    env_pairs: tuple[str, ...],
+    command: tuple[str, ...],
 ) -> None:
-    """Relay a stdio bot to a server: referee connect HOST:PORT --name N --token-file F -- CMD."""
+    """Relay a stdio bot to a server: referee connect HOST:PORT --name N --token-file F -- CMD.
+
+    The bot gets the environment of a bot the referee starts (PATH, a scratch folder
+    as HOME, TMPDIR and SCRATCH, a UTF-8 locale) and the --env variables, nothing else."""
     import logging
     from pathlib import Path
 
     from ..bridge import run_bridge
     from ..process import BotSpec, findable
     from ..text import NAME_RULE, ShownFormatter, name_problem, quoted, shown
+    from ..tokens import token_problem
 
     if (problem := name_problem(name)) is not None:
         fail(f"--name {quoted(name)} {problem}; {NAME_RULE}")
     handler = logging.StreamHandler()
     handler.setFormatter(ShownFormatter("referee connect: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    env = parse_env(env_pairs)
     host, sep, port_text = address.rpartition(":")
     if not sep or not host or not port_text.isdigit():
         fail(f"{address}: expected HOST:PORT")
@@ -45,12 +56,20 @@ def connect_cmd(
         fail(f"{token_file}: cannot read the token file")
     if not token:
         fail(f"{token_file}: the token file is empty")
-    if not findable(BotSpec(name=name, argv=command)):
+    if (problem := token_problem(token)) is not None:
+        fail(f"{token_file}: {problem}")
+    if not findable(BotSpec(name=name, argv=command, env=env)):
         fail(f"{command[0]}: no such program, or not executable (the bot's command, after --)")
     try:
         outcome = run_trio(
             lambda: run_bridge(
-                host.strip("[]"), int(port_text), name, token, command, reconnect=not no_reconnect
+                host.strip("[]"),
+                int(port_text),
+                name,
+                token,
+                command,
+                reconnect=not no_reconnect,
+                env=env,
             )
         )
     except KeyboardInterrupt:

@@ -30,6 +30,7 @@ from ..process import BotSpec, Limits, env_name, findable
 from ..rules import Rules, RulesError, preset
 from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
 from ..text import NAME_RULE, escaped, name_problem, quoted, shown
+from ..tokens import token_problem
 from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain
 
 FORMATS = ("round-robin", "gauntlet", "match")
@@ -215,7 +216,7 @@ def parse_config(
         seen.add(name)
         given = set(data["bot"][i])  # the keys the file gives, defaults or not
         if raw.transport == "tcp":
-            tcp_bot = _tcp_bot(raw, given, key, base, tokens)
+            tcp_bot = _tcp_bot(raw, given, key, base, tokens, path)
             bots.append(dataclasses.replace(tcp_bot, time=bot_clock(raw, time)))
             if isinstance(raw.token_file, str):
                 token_files.append(base / raw.token_file)
@@ -440,11 +441,14 @@ def _hex_key(text: str | UnsetType, name: str, minimum: int) -> bytes | None:
     return key
 
 
-def _tcp_bot(raw: BotTable, given: set[str], key: str, base: Path, tokens: bool) -> BotEntry:
+def _tcp_bot(
+    raw: BotTable, given: set[str], key: str, base: Path, tokens: bool, path: Path
+) -> BotEntry:
     """A `transport = "tcp"` bot (`given`: the keys of its table): no command, exactly
-    one source for its token.
+    one source for its token, and a token of at least 128 bits (`referee.tokens`).
 
-    Error messages name the key, never the token."""
+    Error messages name the key, never the token; a weak token's names the league
+    file `path`, the bot and where the token came from."""
     for k in (
         "command",
         "cwd",
@@ -468,19 +472,23 @@ def _tcp_bot(raw: BotTable, given: set[str], key: str, base: Path, tokens: bool)
     if not tokens:
         return BotEntry(spec=BotSpec(name=name, argv=()), transport="tcp")
     if source == "token":
-        token = value
+        token, where = value, "given in the file"
     elif source == "token_env":
-        token = os.environ.get(value, "")
+        token, where = os.environ.get(value, ""), f"from the environment variable {value}"
         if not token:
             raise ConfigError(f"{key}.token_env: the environment variable {value} is not set")
     else:
         file = base / value
+        where = f"in {file}"
         try:
             token = file.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             raise ConfigError(f"{key}.token_file: cannot read {file}") from None
     if not token:
         raise ConfigError(f"{key}.{source}: the token is empty")
+    problem = token_problem(token)
+    if problem is not None:
+        raise ConfigError(f"{path}: {key}.{source} (bot {name!r}, token {where}): {problem}")
     return BotEntry(spec=BotSpec(name=name, argv=()), transport="tcp", token=token)
 
 

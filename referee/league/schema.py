@@ -235,16 +235,23 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
     ] = "stdio"
     token: Annotated[
         str | UnsetType,
-        _meta("A tcp bot's secret, given here.", default=_NO_DEFAULT, secret=True),
+        _meta(
+            "A tcp bot's secret (at least 128 bits: `referee token`), given here.",
+            default=_NO_DEFAULT,
+            secret=True,
+        ),
     ] = UNSET
     token_env: Annotated[
         str | UnsetType,
-        _meta("A tcp bot's secret, from this environment variable.", default=_NO_DEFAULT),
+        _meta(
+            "A tcp bot's secret (at least 128 bits), from this environment variable.",
+            default=_NO_DEFAULT,
+        ),
     ] = UNSET
     token_file: Annotated[
         str | UnsetType,
         _meta(
-            "A tcp bot's secret, from this file (relative to the league file).",
+            "A tcp bot's secret (at least 128 bits), from this file (relative to the league file).",
             default=_NO_DEFAULT,
         ),
     ] = UNSET

@@ -410,7 +410,11 @@ def test_the_command_line_prints_the_error_and_exits_2(tmp_path: Path) -> None:
 
 
 def _with_tcp_bot(data: Data) -> None:
-    data["bot"][3] = {"name": "d", "transport": "tcp", "token": "secret-token"}
+    data["bot"][3] = {
+        "name": "d",
+        "transport": "tcp",
+        "token": "secret-token-Lq3v9XcB0mYt6RkWe1ZsNd",
+    }
 
 
 def test_a_duplicate_league_with_a_tcp_bot_must_accept_the_risk(tmp_path: Path) -> None:
@@ -441,7 +445,7 @@ def test_serve_refuses_a_duplicate_league_with_a_tcp_seat_in_one_line(tmp_path: 
         "[[bot]]",
         'name = "b"',
         'transport = "tcp"',
-        'token = "t0ken"',
+        'token = "t0ken-Lq3v9XcB0mYt6RkWe1ZsNd"',
     ]
     path = tmp_path / "league.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -179,7 +179,7 @@ def test_a_bad_match_table_is_named(tmp_path: Path) -> None:
 
 
 def test_a_tcp_bot_that_would_see_a_deal_twice_is_refused_unless_accepted(tmp_path: Path) -> None:
-    tcp = {"transport": "tcp", "token": "t0ken-0123456789"}
+    tcp = {"transport": "tcp", "token": "t0ken-Lq3v9XcB0mYt6RkWe1ZsNd"}
     greedy, random = sample("greedy", "greedy_bot.py", "x"), sample("random", "random_bot.py", "x")
     cases = [
         # new over tcp facing base: it plays both games of each unit

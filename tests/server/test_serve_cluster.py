@@ -21,7 +21,7 @@ from referee.league.run import run_league
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
-TOKEN = "tok-cluster-3b9e0f1a7c"
+TOKEN = "dJWrhNxcYPy6zgiSFXgMneB5NpBAtSIgpH8Zz065-zE"
 KEY_HEX = "00112233445566778899aabbccddeeff"
 REFEREE = str(Path(sys.executable).parent / "referee")
 

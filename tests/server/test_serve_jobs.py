@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
 KEY = bytes.fromhex("8899aabbccddeeff0011223344556677")
+TOKEN = "ylYeLoy5tTVUPkHzs17ke5hZ_EGrlWezagdyphs_P7A"  # each bot's: this, a dash, its name
 
 
 def league(folder: Path, tcp: list[str], stdio: list[str]) -> LeagueConfig:
@@ -53,7 +54,7 @@ rounds = "single"
     for name in stdio:
         text += f"[[bot]]\nname = {name!r}\ncommand = {json.dumps(RANDOM)}\n"
     for name in tcp:
-        text += f'[[bot]]\nname = {name!r}\ntransport = "tcp"\ntoken = "tok-{name}-7c1d"\n'
+        text += f'[[bot]]\nname = {name!r}\ntransport = "tcp"\ntoken = "{TOKEN}-{name}"\n'
     (folder / "league.toml").write_text(text)
     config = load_config(folder / "league.toml")
     return dataclasses.replace(config, bot_seed_key=KEY, deal_key=KEY * 2)
@@ -84,7 +85,7 @@ async def serve(config: LeagueConfig, tcp: list[str], jobs: int) -> None:
         host, port = await nursery.start(run)
         for i, name in enumerate(tcp):
             argv = (RANDOM, GREEDY)[i % 2]
-            nursery.start_soon(run_bridge, host, port, name, f"tok-{name}-7c1d", argv)
+            nursery.start_soon(run_bridge, host, port, name, f"{TOKEN}-{name}", argv)
 
 
 @pytest.mark.parametrize(
@@ -227,7 +228,7 @@ rounds = "single"
 [[bot]]
 name = "c"
 transport = "tcp"
-token = "tok-c-7c1d"
+token = "{TOKEN}-c"
 time = {{ move_ms = 2500 }}
 [[bot]]
 name = "a"
@@ -256,7 +257,7 @@ command = {json.dumps(RANDOM)}
                 nursery.cancel_scope.cancel()
 
             host, port = await nursery.start(run)
-            nursery.start_soon(run_bridge, host, port, "c", "tok-c-7c1d", GREEDY)
+            nursery.start_soon(run_bridge, host, port, "c", f"{TOKEN}-c", GREEDY)
     assert judge.counted == 2 and judge.summary().games == 4
     played = games(config)
     assert [seats for _, seats, _, _ in played] == [

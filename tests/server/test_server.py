@@ -18,7 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 GREEDY = [sys.executable, str(ROOT / "sample_bots" / "greedy_bot.py")]
 CRASH = [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")]
-TOKEN_C = "tok-C-5f1e9a0c7d2b4e6f"
-TOKEN_D = "tok-D-0a9b8c7d6e5f4a3b"
+TOKEN_C = "N6Q8_O8NQ6iOOirKmFvJmf6eTgV-0owmNEdhRMplc2w"
+TOKEN_D = "mXBgcfiHErZa4iB_ocYjodDvD39B4jKdI9jWk24KlvY"
 KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
 
 
@@ -162,8 +162,8 @@ def assert_no_token(
 # ---------------------------------------------------------------- logins
 
 
-async def read_all(stream: trio.SocketStream) -> list[dict[str, Any]]:
-    """Every line the server sends until it closes (bounded by the caller's deadline)."""
+async def read_bytes(stream: trio.SocketStream) -> bytes:
+    """Every byte the server sends until it closes (bounded by the caller's deadline)."""
     data = b""
     while True:
         try:
@@ -173,7 +173,12 @@ async def read_all(stream: trio.SocketStream) -> list[dict[str, Any]]:
         if not chunk:
             break
         data += chunk
-    return [json.loads(line) for line in data.splitlines()]
+    return data
+
+
+async def read_all(stream: trio.SocketStream) -> list[dict[str, Any]]:
+    """Every line the server sends until it closes, decoded."""
+    return [json.loads(line) for line in (await read_bytes(stream)).splitlines()]
 
 
 async def login(port: int, name: str, token: str) -> trio.SocketStream:
@@ -220,11 +225,14 @@ async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="referee")
     async with listening(tmp_path, "[server]\nhandshake_ms = 300") as on:
+        refusals = []
         for name, token in (("c", TOKEN_D), ("nobody", TOKEN_C), ("c", "")):
             async with await login(on.port, name, token) as stream:
-                lines = await read_all(stream)
+                refusals.append(await read_bytes(stream))
+            lines = [json.loads(line) for line in refusals[-1].splitlines()]
             assert lines[0]["type"] == "error" and lines[0]["code"] == "login"
             assert lines[-1]["type"] == "bye"
+        assert refusals[0] == refusals[2]  # a wrong token and an empty one: c's refusal
 
         async with await trio.open_tcp_stream("127.0.0.1", on.port) as silent:
             lines = await read_all(silent)  # closed after handshake_ms
@@ -240,14 +248,18 @@ async def test_logins_wrong_token_unknown_name_silence_and_duplicates(
         assert ping["type"] == "ping"
         await first.send_all(b'{"type":"pong","nonce":%d}\n' % ping["nonce"])
         async with second:
-            lines = await read_all(second)
-        assert lines[0]["code"] == "login" and "already connected" in lines[0]["message"]
+            # The same bytes as a wrong token gets: a stranger cannot tell the two apart.
+            assert await read_bytes(second) == refusals[0]
 
         # Once the first connection is gone, the name may log in again.
         await first.aclose()
         async with await login(on.port, "c", TOKEN_C) as third:
             assert (await first_line(third))["type"] == "hello"
-    assert "login from" in caplog.text and "refused" in caplog.text
+    # The organiser's log: a line for the first refusal from 127.0.0.1, the others
+    # counted for a summary line, written when the server stops.
+    assert "login from 127.0.0.1:" in caplog.text and "wrong token for 'c'" in caplog.text
+    assert "3 failed logins from 127.0.0.1" in caplog.text
+    assert "1 connection refused without a good login line" in caplog.text
     assert_no_token(tmp_path, caplog, capsys)
 
 
@@ -390,19 +402,21 @@ def test_config_needs_one_token_source_and_never_shows_it(tmp_path: Path) -> Non
         '[[bot]]\nname = "a"\ncommand = "true"\n[[bot]]\nname = "c"\ntransport = "tcp"\n'
     )
     path = tmp_path / "l.toml"
+    secret = "sekrit-Zx81mQ0bLr4uVt7hKd2wPa9e"  # 30 characters: 180 bits
     for extra, words in (
         ("", "exactly one"),
-        ('token = "x"\ntoken_env = "Y"\n', "exactly one"),
+        (f'token = "{secret}"\ntoken_env = "Y"\n', "exactly one"),
         ('token_env = "TEST_SERVER_NO_SUCH_VAR"\n', "not set"),
         ('token_file = "missing"\n', "cannot read"),
-        ('token = "sekrit-123"\ncommand = "x"\n', "not used"),
+        (f'token = "{secret}"\ncommand = "x"\n', "not used"),
+        ('token = "sekrit-123"\n', "bits"),
     ):
         path.write_text(base + extra)
         with pytest.raises(ConfigError) as info:
             load_config(path)
         assert words in str(info.value)
         assert "sekrit" not in str(info.value)
-    path.write_text(base + 'token = "sekrit-123"\n')
+    path.write_text(base + f'token = "{secret}"\n')
     config = load_config(path)
     assert config.bots[1].tcp and "sekrit" not in repr(config.bots[1])
 
@@ -449,24 +463,51 @@ async def test_the_bridge_stops_when_its_bot_cannot_start(tmp_path: Path) -> Non
     assert outcome.kind == "failed" and "cannot start" in outcome.detail, outcome
 
 
-def test_serve_interrupted_prints_the_command_that_resumes_it(tmp_path: Path) -> None:
-    # Nobody connects: the first game waits for its tcp seats until Ctrl-C.
-    config = write_league(tmp_path, tcp=True, startup_ms=60_000)
+@dataclasses.dataclass
+class Served:
+    """A `referee serve` process: where it listens, then how it ended."""
+
+    host: str
+    port: int
+    returncode: int | None = None
+    stderr: str = ""
+
+
+@contextlib.contextmanager
+def serve_until_interrupted(config: LeagueConfig, *options: str) -> Iterator[Served]:
+    """`referee serve` of `config` with `options`, in a process of its own, until the
+    block ends: then Ctrl-C (SIGINT), and its status and stderr."""
     referee = str(Path(sys.executable).parent / "referee")
-    args = ["serve", str(config.path), "--port", "0", "-j", "1", "--host", "127.0.0.1", "-q"]
     serve = subprocess.Popen(
-        [referee, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [referee, "serve", str(config.path), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert serve.stdout is not None
-        assert serve.stdout.readline().startswith("listening on 127.0.0.1:")
+        first = serve.stdout.readline()
+        assert first.startswith("listening on "), first
+        host, port = first.split()[-1].rsplit(":", 1)
+        served = Served(host, int(port))
+        yield served
         serve.send_signal(signal.SIGINT)
-        _, err = serve.communicate(timeout=30)
+        _, served.stderr = serve.communicate(timeout=30)
+        served.returncode = serve.returncode
     finally:
         if serve.poll() is None:
             serve.kill()
             serve.communicate()
-    assert serve.returncode == 130, err
+
+
+def test_serve_interrupted_prints_the_command_that_resumes_it(tmp_path: Path) -> None:
+    # Nobody connects: the first game waits for its tcp seats until Ctrl-C.
+    config = write_league(tmp_path, tcp=True, startup_ms=60_000)
+    options = ["--port", "0", "-j", "1", "--host", "127.0.0.1", "-q"]
+    with serve_until_interrupted(config, *options) as served:
+        assert served.host == "127.0.0.1"
+    err = served.stderr
+    assert served.returncode == 130, err
     printed = err.rstrip().rsplit("Resume with: ", 1)[1]
     assert shlex.split(printed) == [
         *("referee", "serve", str(config.path), "--out", str(config.out), "--resume"),

@@ -290,7 +290,7 @@ class BotServer:
             )
             return await self._refuse_login(conn, login.name, peer, address, why, arrived)
         if slot.connected is not None and await self._still_there(slot.connected):
-            why = f"{quoted(login.name)} is already connected"
+            why = f"{login.name} is already connected"
             return await self._refuse_login(conn, login.name, peer, address, why, arrived)
         session = TcpSession(login.name, conn, peer)
         conn.name = login.name

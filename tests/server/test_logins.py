@@ -282,7 +282,7 @@ async def test_a_wrong_token_and_a_connected_bots_token_get_the_same_bytes_at_th
         assert wrong.closed_at is not None and right.closed_at is not None
         assert wrong.first_at == right.first_at == start + REFUSAL_S
         assert bytes(wrong.received) == bytes(right.received)
-        message = LOGIN_REFUSED.format(name="c")
+        message = LOGIN_REFUSED.format(name="'c'")
         assert wrong.lines() == [
             b'{"type":"error","code":"login","message":"%s","request":null}' % message.encode(),
             b'{"type":"bye","reason":"login refused"}',
@@ -404,7 +404,7 @@ def test_a_brute_force_client_gets_few_tokens_checked_and_serve_writes_a_summary
     err = served.stderr
     assert brute.returncode == 0, brute.stderr
     answers = json.loads(brute.stdout)
-    refused = LOGIN_REFUSED.format(name="c")
+    refused = LOGIN_REFUSED.format(name="'c'")
     checked = [a for a in answers if refused in a]
     backed_off = [a for a in answers if "too many failed logins from 127.0.0.1" in a]
     pushed_out = [a for a in answers if "server busy" in a]

@@ -197,6 +197,46 @@ rounds = "single"
         os.chown(league, THROWAWAY_UID, THROWAWAY_UID)
     result = runner.run("league", str(league), "--jobs", "2", "-q")
     assert result.returncode == 0, result.stdout + result.stderr
+    standings = (runner.folder / "out" / "standings.md").read_text()
+    if sandbox == "bwrap" and os.geteuid() == 0 and runner.mode == "root":
+        assert "as an unprivileged user of its own (uid 1900000000+" in standings
+    elif sandbox == "bwrap":
+        assert "inside a user namespace, with no capability" in standings
     found = reports(runner.folder / "out")
     assert len(found) >= 9 * 3 // 3, result.stdout + result.stderr
     return sum(int(str(r["found"])) for r in found), all(int(str(r["wrote"])) > 0 for r in found)
+
+
+@needs_bwrap
+def test_as_root_a_bot_folder_others_cannot_read_is_refused_in_one_line(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root runs sandboxed bots as another user")
+    if PROBLEM is not None:
+        pytest.fail(f"bubblewrap cannot sandbox on this CI machine: {PROBLEM}")
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    shutil.copy(BOTS / "break_out.py", closed)
+    shutil.copy(BOTS / "_common.py", closed)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "play",
+            "--sandbox",
+            "bwrap",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            f"a={sys.executable} break_out.py",
+            f"b={sys.executable} break_out.py",
+        ],
+        cwd=closed,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert f"{closed} (mode 0700) is not readable by other users" in line
+    assert f"chmod o+rx {closed}" in line

@@ -2,7 +2,8 @@
 each finished game is recorded at once and shown (see `progress`), the standings are
 printed every N games when asked and written at the end.
 
-Up to `jobs` games run at once in one trio process, each with its own clocks.
+Up to `jobs` games run at once in one trio process, each with its own clocks,
+and never two games of one deal at a time (`apart`: here and on a cluster).
 A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
 `--resume` plays exactly the games the ledger does not hold.
 
@@ -32,6 +33,7 @@ from .. import lag
 from ..gamelog import log_suffix
 from ..outputs import ready_folder
 from ..stats import Verdict
+from .apart import Apart, Queue
 from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, Lines, final_lines, json_result
@@ -140,12 +142,12 @@ async def run_league(
                 if g.index not in done and (cluster is None or _has_tcp(config, g) == here)
             )
 
-        local = todo(True)
-        remote = todo(False) if cluster is not None else iter(())
+        # No two games of one deal in play at once, wherever they are played.
+        apart = Apart()
+        local = apart.queue(todo(True))
         names = [b.name for b in config.bots]
         display = Display(console, config.name, total or 0, len(done), quiet or judge is not None)
         display.counters.recorded.update(done)
-        send, receive = trio.open_memory_channel[Scheduled](0)
         stop = trio.CancelScope()  # a match's test has decided
         if site is not None and not quiet:
             site.notice = display.notice
@@ -172,17 +174,14 @@ async def run_league(
                                     else:
                                         display.notice(text)
 
+                                remote = apart.queue(todo(False))
                                 workers.start_soon(
-                                    cluster.play, blob, remote, key, config, deliver, notice
+                                    cluster.play, blob, apart, remote, key, config, deliver, notice
                                 )
                             for _ in range(jobs):
                                 workers.start_soon(
-                                    _worker, config, receive.clone(), pool, logs, key, update
+                                    _worker, config, apart, local, pool, logs, key, update
                                 )
-                            receive.close()
-                            async with send:  # the games, in schedule order, as taken
-                                for game in local:
-                                    await send.send(game)
                 finally:
                     await pool.close()
                     if server is not None:
@@ -230,15 +229,20 @@ def _total(config: LeagueConfig) -> int | None:
 
 async def _worker(
     config: LeagueConfig,
-    receive: trio.MemoryReceiveChannel[Scheduled],
+    apart: Apart,
+    games: Queue,
     pool: BotPool,
     logs: Path,
     key: bytes,
     keep: Callable[[Record, str | None], Awaitable[object]],
 ) -> None:
-    async with receive:
-        async for game in receive:
-            await keep(await play_scheduled(config, game, pool, logs, key), None)
+    """One job: the next game whose deal is not in play, until none is left."""
+    while (game := await apart.take(games)) is not None:
+        try:
+            record = await play_scheduled(config, game, pool, logs, key)
+        finally:
+            apart.done(game)  # its bots are back in the pool: the deal's next game may start
+        await keep(record, None)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:

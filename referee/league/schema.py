@@ -135,7 +135,10 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
     ] = []
     jobs: Annotated[
         Positive | UnsetType,
-        _meta("Games at once (--jobs overrides).", default="the number of cores"),
+        _meta(
+            "Games at once, never two of one deal (--jobs overrides).",
+            default="the number of cores",
+        ),
     ] = UNSET
     bot_seed_key: Annotated[
         str | UnsetType,

@@ -154,6 +154,10 @@ class Footer(LogLine, tag="footer", kw_only=True, omit_defaults=True):
     ended: str
     duration_s: float
     notices: list[LogFault] = []  # every notice of the game (stale replies); never faults
+    # The bots' decision time summed: the `latency_ms` their clocks were charged and the
+    # `referee_late_ms` excused for the referee's own lag. None in a log from before.
+    charged_ms: float | None = None
+    excused_ms: float | None = None
 
 
 AnyLine = Header | DecisionLine | RoundLine | RoundStartLine | Footer
@@ -369,6 +373,8 @@ class LogWriter(Recorder):
                 ended=ended.replace(microsecond=0).isoformat(),
                 duration_s=round((ended - self._started).total_seconds(), 3),
                 notices=[self._fault(n) for seat in result.notices for n in seat],
+                charged_ms=round(result.charged_ms, 3),
+                excused_ms=round(result.excused_ms, 3),
             )
         )
         self._finished = True  # written: the log may now be compressed

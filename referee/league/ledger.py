@@ -9,6 +9,8 @@ the league starts, so a resumed league plays the deals it would have played.
 How each bot was sandboxed is kept too, so that the standings can say so.
 Notices (stale replies, which the protocol ignores) are kept apart from faults,
 so no fault table counts them; a ledger from before they were is moved over once.
+Each game's decision time is kept too (charged to the bots, and excused for the
+referee's own lag), so the standings can say when the clocks were barely enforced.
 The standings' running totals are kept beside the games and updated in the same
 transaction (see `tally`), so reading the standings does not grow with the league.
 
@@ -60,7 +62,9 @@ CREATE TABLE IF NOT EXISTS games (
     decisions INTEGER NOT NULL,
     log_path TEXT NOT NULL,
     finished TEXT NOT NULL,
-    notices TEXT NOT NULL DEFAULT '[]'
+    notices TEXT NOT NULL DEFAULT '[]',
+    charged_ms REAL NOT NULL DEFAULT 0,
+    excused_ms REAL NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS placements (idx INTEGER PRIMARY KEY, worker TEXT NOT NULL);
 """
@@ -83,6 +87,7 @@ class Ledger:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA + tally.SCHEMA)
             _add_notices(self.db)
+            _add_clocks(self.db)
             tally.convert(self.db)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot use the database: {exc}") from None
@@ -228,12 +233,15 @@ def _row(rec: Record) -> list[Any]:
     return [_column(name, getattr(rec, name)) for name in _FIELDS]
 
 
+def _has_column(db: sqlite3.Connection, name: str) -> bool:
+    return any(row[1] == name for row in db.execute("PRAGMA table_info(games)"))
+
+
 def _add_notices(db: sqlite3.Connection) -> None:
     """Give a ledger written before notices existed its `notices` column, and move its
     stale replies there from `faults`: they were recorded as faults then, and a
     resumed league must not count them as faults now."""
-    columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
-    if "notices" in columns:
+    if _has_column(db, "notices"):
         return
     with db:
         db.execute("BEGIN IMMEDIATE")
@@ -247,6 +255,17 @@ def _add_notices(db: sqlite3.Connection) -> None:
                     "UPDATE games SET faults=?, notices=? WHERE idx=?",
                     (json.dumps(kept), json.dumps(stale), idx),
                 )
+
+
+def _add_clocks(db: sqlite3.Connection) -> None:
+    """Give a ledger written before the games' decision time was kept its two columns:
+    its games count 0 ms charged and 0 ms excused."""
+    if _has_column(db, "charged_ms"):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE games ADD COLUMN charged_ms REAL NOT NULL DEFAULT 0")
+        db.execute("ALTER TABLE games ADD COLUMN excused_ms REAL NOT NULL DEFAULT 0")
 
 
 def _column(name: str, value: Any) -> Any:

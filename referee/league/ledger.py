@@ -34,6 +34,7 @@ from .records import JSON_FIELDS
 from .records import Record as Record  # where the league's modules look for it
 from .records import SandboxRecord as SandboxRecord
 from .records import read_records as read_records
+from .standings import LAG_WARNING
 
 if TYPE_CHECKING:
     import trio
@@ -205,11 +206,23 @@ class Ledger:
             self.db.executemany(_INSERT, [_row(rec) for rec in records])
             tally.add(self.db, records)
 
+    def note_lag_warning(self, share: float) -> None:
+        """Keep `league.lag_warning` of this run, for the standings read later."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('lag_warning', ?)", (repr(share),))
+
+    def lag_warning(self) -> float:
+        """The excused share of decision time above which the standings warn: the one
+        the league last ran with, else the default."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='lag_warning'").fetchone()
+        return float(row[0]) if row is not None else LAG_WARNING
+
     def standings(self, names: list[str], *, history: bool = False) -> Standings:
         """The standings from the stored totals, the same as `standings.compute` over
         every record; `history` (the chart's) only when asked, as it grows with the
         league."""
-        return tally.standings(self.db, names, self.sandbox(), history=history)
+        return tally.standings(
+            self.db, names, self.sandbox(), history=history, lag_warning=self.lag_warning()
+        )
 
     def count(self) -> int:
         """How many games are recorded."""

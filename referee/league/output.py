@@ -281,6 +281,9 @@ def markdown(standings: Standings, title: str) -> str:
     if standings.sandbox is not None:
         said = standings.sandbox.line()
         lines += [said[:1].upper() + said[1:] + ".", ""]
+    if standings.clocks.measured:
+        said = standings.clocks.sentence()
+        lines += [f"**{said}**" if standings.clocks.overloaded else said, ""]
     lines.append("| " + " | ".join(c.header for c in COLUMNS) + " |")
     lines.append("|" + "|".join("---" if c.justify == "left" else "---:" for c in COLUMNS) + "|")
     for i, b in enumerate(standings.bots, start=1):
@@ -359,7 +362,8 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables with the legend, and whether the bots ran in the sandbox."""
+    """The final tables with the legend, whether the bots ran in the sandbox, and how
+    much of their decision time was excused for the referee's own lag."""
     print_table(console, standings, title, explain=True)
     head = head_table(standings)
     if natural_width(head) <= console.width:
@@ -375,5 +379,12 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
             standings.sandbox.line(),
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
+            highlight=False,
+        )
+    if standings.clocks.measured:
+        console.print(
+            standings.clocks.line(),
+            style="bold yellow" if standings.clocks.overloaded else None,
+            markup=False,
             highlight=False,
         )

@@ -104,6 +104,7 @@ async def run_league(
         )
         modes = {b.name: "tcp" if b.tcp else b.spec.sandbox for b in config.bots}
         ledger.note_sandbox(modes, config.sandbox_note)
+        ledger.note_lag_warning(config.lag_warning)
         key = ledger.bot_seed_key(config.bot_seed_key)
         deal_key = ledger.deal_key(config.deal_key)
         # For the results site: the progress, and when a deal's games are all played
@@ -191,7 +192,7 @@ async def run_league(
             # The standings of the units the test counted: not the stored totals, which
             # also hold the games of units after the one that decided.
             counted = [r for r in ledger.records() if r.unit < judge.counted]
-            standings = compute(names, counted, ledger.sandbox())
+            standings = compute(names, counted, ledger.sandbox(), ledger.lag_warning())
             match = config.match
             standings.match = {"new": match.new, "base": match.base}
             standings.match.update(json_result(judge.summary()))

@@ -34,6 +34,7 @@ from protocol.messages import MAX_LINE_DEFAULT, TimeControl
 
 from ..faults import Policy
 from ..rules import PRESETS, VARIANTS, Rules
+from .standings import LAG_WARNING
 
 SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
 
@@ -81,6 +82,7 @@ Positive = Annotated[int, Meta(ge=1)]
 NotNegative = Annotated[int, Meta(ge=0)]
 Seats = Annotated[int, Meta(ge=2, le=8)]
 Amount = Annotated[float, Meta(gt=0)]
+Share = Annotated[float, Meta(ge=0, le=1)]
 
 
 class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -164,6 +166,14 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             default="no limit",
         ),
     ] = UNSET
+    lag_warning: Annotated[
+        Share,
+        _meta(
+            "The standings warn that the clocks were barely enforced when more than this "
+            "share of the bots' decision time was excused for the referee's own lag (its "
+            "event loop stalled: an overloaded machine)."
+        ),
+    ] = LAG_WARNING
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
 
+from ..outputs import WriteError, disk_full
 from . import tally
 from .records import JSON_FIELDS
 from .records import Record as Record  # where the league's modules look for it
@@ -184,7 +185,8 @@ class Ledger:
         """Insert one finished game and add it to the standings' totals, in its own
         transaction; False if it was already there.
 
-        `worker`: the cluster worker that played it, kept in `placements`."""
+        `worker`: the cluster worker that played it, kept in `placements`. `WriteError`
+        when the disk is full: the transaction is rolled back, the game not recorded."""
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -194,7 +196,14 @@ class Ledger:
                 tally.add(self.db, [rec])
         except sqlite3.IntegrityError:
             return False
+        except sqlite3.OperationalError as exc:
+            raise self.write_error(exc) from None
         return True
+
+    def write_error(self, exc: BaseException) -> BaseException:
+        """`exc`, met while writing the database, as a `WriteError` if it says that the
+        disk is full (else itself)."""
+        return WriteError.of(exc, self.path) if disk_full(exc) else exc
 
     def record_many(self, records: list[Record]) -> None:
         """Insert many new games at once, in one transaction (a benchmark's synthetic

@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..faults import FaultKind
+from ..outputs import write_atomic
 from .standings import BotStanding, Standings
 
 Cell = Callable[[int, BotStanding], str]  # (place from 1, the bot's line) -> text
@@ -319,7 +320,8 @@ def csv_text(standings: Standings) -> str:
 
 
 def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
-    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`."""
+    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`, each
+    written whole or not at all (`WriteError` when the disk is full)."""
     paths = [out / "standings.json", out / "standings.csv", out / "standings.md"]
     texts = [
         json.dumps(standings.to_json(), indent=2) + "\n",
@@ -327,15 +329,14 @@ def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
         markdown(standings, title),
     ]
     for path, text in zip(paths, texts, strict=True):
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)  # readers never see half a file
+        write_atomic(path, text.encode("utf-8"))  # readers never see half a file
     chart = write_chart(standings, out / "standings.png", title)
     return paths + ([chart] if chart else [])
 
 
 def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
-    """Each bot's rating and mean points over the games; None without matplotlib."""
+    """Each bot's rating and mean points over the games, written whole or not at all;
+    None without matplotlib."""
     try:
         import matplotlib
 
@@ -356,8 +357,10 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
     top.grid(alpha=0.3)
     bottom.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
+    write_atomic(path, image.getvalue())
     return path
 
 

@@ -5,7 +5,9 @@ printed every N games when asked and written at the end.
 Up to `jobs` games run at once in one trio process, each with its own clocks,
 and never two games of one deal at a time (`apart`: here and on a cluster).
 A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
-`--resume` plays exactly the games the ledger does not hold.
+`--resume` plays exactly the games the ledger does not hold. A league that cannot
+write its own files any more (a full disk) stops as Ctrl-C stops it, and says
+which file and how to resume (`LeagueStopped`).
 
 A match (format = "match") has no fixed end: its games are made as they are
 needed, each recorded game goes to its `Judge`, and the run stops at the
@@ -20,6 +22,7 @@ import itertools
 import json
 import logging
 import os
+import sqlite3
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
@@ -31,7 +34,7 @@ from rich.console import Console
 
 from .. import lag
 from ..gamelog import log_suffix
-from ..outputs import ready_folder
+from ..outputs import WriteError, disk_full, ready_folder
 from ..stats import Verdict
 from .apart import Apart, Queue
 from .config import LeagueConfig
@@ -208,8 +211,69 @@ async def run_league(
         if site is not None:
             site.report = await site.final()
         return standings
+    except BaseException as exc:
+        failed = _write_failed(exc, ledger, out)
+        if failed is None:
+            raise
+        raise LeagueStopped(failed, _recorded(ledger), ledger.path) from None
     finally:
         ledger.close()
+
+
+class LeagueStopped(Exception):
+    """A league stopped because one of its own files could not be written (its disk is
+    full): the games recorded are kept whole in the ledger, the games in progress were
+    abandoned (not scored, their logs left plain and incomplete), and a resumed league
+    plays them again."""
+
+    def __init__(self, cause: WriteError, recorded: int | None, ledger: Path) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.recorded = recorded
+        self.ledger = ledger
+
+    def line(self, resume: str) -> str:
+        """What happened and how to go on, in one line; `resume` says how to resume."""
+        n = self.recorded
+        games = "recorded games" if n is None else f"{n} recorded game{'' if n == 1 else 's'}"
+        kept = "is" if n == 1 else "are"
+        then = "Free some space, then" if self.cause.full else "Once it can be written,"
+        return (
+            f"{self.cause}; the league stopped: its {games} {kept} kept in {self.ledger}, the "
+            f"games in progress were abandoned (not scored). {then} {resume}"
+        )
+
+
+def _recorded(ledger: Ledger) -> int | None:
+    """How many games the ledger holds, if it can still say."""
+    try:
+        return ledger.count()
+    except sqlite3.Error:
+        return None
+
+
+def _write_failed(exc: BaseException, ledger: Ledger, out: Path) -> WriteError | None:
+    """The write that stopped the league, if `exc` (perhaps a group of what every job
+    raised) holds one: a `WriteError`, or an OSError or database error saying that the
+    disk is full. None for anything else, and for Ctrl-C."""
+    leaves = list(_leaves(exc))
+    if any(isinstance(e, KeyboardInterrupt) for e in leaves):
+        return None
+    for e in leaves:
+        if isinstance(e, WriteError):
+            return e
+    for e in leaves:
+        if disk_full(e):
+            return WriteError.of(e, out if isinstance(e, OSError) else ledger.path)
+    return None
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
 
 
 def _seatings(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
@@ -273,20 +337,30 @@ async def _deliver(
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
-    """The log of a game played on a worker, whole or not at all, and its bots' stderr."""
+    """The log of a game played on a worker, whole or not at all (`WriteError` when it
+    cannot be written), and its bots' stderr, which may be dropped: a bot's stderr that
+    cannot be written costs no game."""
     from .cluster import worker_tag
 
     part = log_path.with_name(f".{log_path.name}.part")
-    with part.open("wb") as handle:
-        handle.write(done.log)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(part, log_path)
+    try:
+        with part.open("wb") as handle:
+            handle.write(done.log)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(part, log_path)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise WriteError.of(exc, log_path) from None
     tag = worker_tag(done.worker)
     for piece in done.stderr:
         stem = piece.process.removesuffix(".stderr")
-        with (stderr_dir / f"{stem}@{tag}.stderr").open("ab") as handle:
-            handle.write(piece.data)
+        path = stderr_dir / f"{stem}@{tag}.stderr"
+        try:
+            with path.open("ab") as handle:
+                handle.write(piece.data)
+        except OSError as exc:
+            log.warning("%s: cannot write (%s): that stderr of the bot is dropped", path, exc)
 
 
 async def _keep(

@@ -301,6 +301,7 @@ def noop_round_trips(
     import trio
 
     import referee.league.cluster as cluster_mod
+    from referee.league.apart import Apart
     from referee.league.ledger import Record
     from referee.league.remote import Done, league_blob
     from referee.league.schedule import Scheduled
@@ -324,11 +325,17 @@ def noop_round_trips(
         log_path="-",
         finished="-",
     )
-    data = msgspec.msgpack.encode(Done(record=record, log=b"", stderr=[], worker="-", play_s=0.0))
+    done = Done(record=record, seed="0", log=b"", stderr=[], worker="-", play_s=0.0)
+    data = msgspec.msgpack.encode(done)
+    # Each its own deal: no task waits for another of its deal (league.apart).
     games = [
-        Scheduled(index=i, unit=0, table=0, deal=0, rotation=0, seed=0, seats=tuple(seats))
+        Scheduled(index=i, unit=i, table=0, deal=i, rotation=0, seed=0, seats=tuple(seats))
         for i in range(tasks)
     ]
+
+    async def delivered(game: Scheduled, done: Done) -> None:
+        pass
+
     patched: dict[str, Any] = {
         "run_jobs": _echo,
         "encode_job": lambda blob, game, key: data,
@@ -342,7 +349,8 @@ def noop_round_trips(
             setattr(cluster_mod, name, value)
         before = Snapshot.take()
         blob = league_blob(config)  # Cluster.play may name the league by its digest
-        trio.run(cluster.play, blob, games, b"", config, lambda game, done: None)
+        apart = Apart()
+        trio.run(cluster.play, blob, apart, apart.queue(games), b"", config, delivered)
         after = Snapshot.take()
     finally:
         for name, value in saved.items():

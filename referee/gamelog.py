@@ -13,10 +13,14 @@ A log named `NAME.jsonl.gz` is written as `NAME.jsonl` while the game runs
 (flushed as above) and compressed into its name once the footer
 is written; a crashed game leaves the plain, incomplete `NAME.jsonl`. Reading
 tells the two apart by their first bytes. See spec/LOGS.md.
+
+A write that fails (the disk is full) raises `WriteError` naming the file, and the
+log is written no further: it keeps what reached it, in order, and stays plain.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gzip
 import os
@@ -35,6 +39,7 @@ from protocol import messages as m
 from . import __version__
 from .faults import Fault, Notice
 from .match import Decision, GameResult, Recorder
+from .outputs import WriteError
 from .rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
 from .wire import move_spec, round_start, rules_info
 
@@ -154,6 +159,10 @@ class Footer(LogLine, tag="footer", kw_only=True, omit_defaults=True):
     ended: str
     duration_s: float
     notices: list[LogFault] = []  # every notice of the game (stale replies); never faults
+    # The bots' decision time summed: the `latency_ms` their clocks were charged and the
+    # `referee_late_ms` excused for the referee's own lag. None in a log from before.
+    charged_ms: float | None = None
+    excused_ms: float | None = None
 
 
 AnyLine = Header | DecisionLine | RoundLine | RoundStartLine | Footer
@@ -271,7 +280,11 @@ class LogWriter(Recorder):
         self.seat = seat
         self._live = live_path(path)
         self._finished = False
-        self._handle: IO[bytes] = self._live.open("wb")
+        self._failed = False  # a write failed: the log stays plain and incomplete
+        try:
+            self._handle: IO[bytes] = self._live.open("wb")
+        except OSError as exc:
+            raise WriteError.of(exc, self._live) from None
         self._count = 0
         self._started = dt.datetime.now(dt.UTC)
         self._state: State | None = None  # a seat's log follows the game to redact it
@@ -279,17 +292,35 @@ class LogWriter(Recorder):
             assert header.seed is not None, "a seat's log is redacted from the whole header"
             self._state = new_game(header_rules(header), header.seed)
             header = redact_header(header, seat)
-        self._write(header)
-        if seat is not None and self._state is not None:
-            self._write(round_start_line(self._state, seat))
-        self._flush()  # the header is there from the start
+        try:
+            self._write(header)
+            if seat is not None and self._state is not None:
+                self._write(round_start_line(self._state, seat))
+            self._flush()  # the header is there from the start
+        except WriteError:
+            self.close()
+            if self._live.is_file():  # a file it made, not a device (`--log /dev/full`)
+                self._live.unlink()  # not even a header: not a log at all
+            raise
 
     def _write(self, line: LogLine) -> None:
-        self._handle.write(_encoder.encode(line) + b"\n")
+        try:
+            self._handle.write(_encoder.encode(line) + b"\n")
+        except OSError as exc:
+            raise self._failure(exc) from None
 
     def _flush(self) -> None:
-        self._handle.flush()
+        try:
+            self._handle.flush()
+        except OSError as exc:
+            raise self._failure(exc) from None
         self._flushed_at = self.clock()
+
+    def _failure(self, exc: OSError) -> WriteError:
+        """A write of the log failed (its disk is full, say): the file keeps what reached
+        it, a prefix of the log, and is not compressed."""
+        self._failed = True
+        return WriteError.of(exc, self._live)
 
     def decision(self, record: Decision, state: State) -> None:
         """Log one decision; `state` is after it (a draw's tile is read from it)."""
@@ -369,22 +400,40 @@ class LogWriter(Recorder):
                 ended=ended.replace(microsecond=0).isoformat(),
                 duration_s=round((ended - self._started).total_seconds(), 3),
                 notices=[self._fault(n) for seat in result.notices for n in seat],
+                charged_ms=round(result.charged_ms, 3),
+                excused_ms=round(result.excused_ms, 3),
             )
         )
         self._finished = True  # written: the log may now be compressed
 
     def close(self) -> None:
-        """Close the file (a log closed without `finish` stays incomplete, and plain)."""
-        if not self._handle.closed:
+        """Close the file (a log closed without `finish` stays incomplete, and plain).
+
+        `WriteError` when the file cannot be written (its disk is full): the log is then
+        left plain, holding what reached it."""
+        if self._handle.closed:
+            return
+        if self._failed:  # a last try for what is buffered: a longer prefix, or none
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            return
+        compress = self._finished and self._live != self.path
+        try:
             self._handle.flush()
-            compress = self._finished and self._live != self.path
             if not compress:
                 os.fsync(self._handle.fileno())
             self._handle.close()
-            # Syncing the plain file too would be a second sync per game for a file
-            # removed at once: the compressed copy is synced before it takes its name.
-            if compress:
+        except OSError as exc:
+            error = self._failure(exc)
+            self.close()
+            raise error from None
+        # Syncing the plain file too would be a second sync per game for a file
+        # removed at once: the compressed copy is synced before it takes its name.
+        if compress:
+            try:
                 compress_log(self._live, self.path)
+            except OSError as exc:
+                raise WriteError.of(exc, self.path) from None
 
 
 # ---------------------------------------------------------------- one seat's log

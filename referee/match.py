@@ -109,6 +109,16 @@ class GameResult:
     results: tuple[RoundResult, ...]
     final: State
     notices: tuple[tuple[Notice, ...], ...] = ()
+    # The bots' decision time, summed over the game: what their clocks were charged, and
+    # what the referee's own lateness added while replies waited (left off their clocks).
+    charged_ms: float = 0.0
+    excused_ms: float = 0.0
+
+    @property
+    def excused_share(self) -> float:
+        """The share of the decision time that was excused (0 without decisions)."""
+        total = self.charged_ms + self.excused_ms
+        return self.excused_ms / total if total else 0.0
 
 
 class Recorder:
@@ -363,11 +373,15 @@ class Game:
         state = new_game(rules, self.seed)
         self._round_start(state)
         decisions = 0
+        charged_ms = excused_ms = 0.0
         while state.outcome is None:
             before = state
             record = await self._decide(state)
             state = apply(state, record.move)
             decisions += 1
+            if record.latency_ms is not None:  # a bot was waited for
+                charged_ms += record.latency_ms
+                excused_ms += record.late_ms
             for event in wire.events(before, record.move, state):
                 self._broadcast(event)
             self.recorder.decision(record, state)
@@ -398,6 +412,8 @@ class Game:
             results=state.results,
             final=state,
             notices=tuple(tuple(s.notices) for s in self.seats),
+            charged_ms=charged_ms,
+            excused_ms=excused_ms,
         )
 
     def _round_start(self, state: State) -> None:

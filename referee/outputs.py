@@ -8,11 +8,16 @@ after its seed never replaces an earlier one. Nothing here prints: the command
 line turns `OutputError` into its one-line error. The options take plain paths
 (no `file_okay`/`dir_okay` checks of click), so that every such problem gets the
 same one line.
+
+Once games run, a write can still fail: the referee's own disk fills up. Such a
+failure is a `WriteError` naming the file; a league stops on it cleanly (its
+ledger whole, the games in progress abandoned) and says how to resume.
 """
 
 from __future__ import annotations
 
 import errno
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +25,51 @@ from pathlib import Path
 
 class OutputError(Exception):
     """An output place that cannot be used; the message names the option, the path and why."""
+
+
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+SQLITE_FULL = 13  # "database or disk is full"
+
+
+class WriteError(Exception):
+    """One of the referee's own files could not be written, once games had started: its
+    disk is full, above all. The message names the file and why, in one line."""
+
+    def __init__(self, path: Path | str, why: str, *, full: bool) -> None:
+        super().__init__(f"cannot write {path}: {why}")
+        self.path = Path(path)
+        self.why = why
+        self.full = full  # the disk is full (else another failure: a disk error, say)
+
+    @classmethod
+    def of(cls, exc: BaseException, path: Path | str) -> WriteError:
+        """`exc` (an OSError, or a database error) while writing `path`."""
+        if isinstance(exc, WriteError):
+            return exc
+        if isinstance(exc, OSError):
+            return cls(exc.filename or path, exc.strerror or str(exc), full=disk_full(exc))
+        return cls(path, str(exc), full=disk_full(exc))
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` says that the disk (or the user's quota on it) is full: an OSError
+    of ENOSPC or EDQUOT, or SQLite's "database or disk is full"."""
+    if isinstance(exc, OSError):
+        return exc.errno in FULL_ERRNOS
+    return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `path` through a temporary file beside it, renamed over it: readers see the
+    old file or the new one, never half of one. `WriteError` when it cannot be written,
+    and no temporary file is left behind."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteError.of(exc, path) from None
 
 
 def reason(exc: OSError, path: Path) -> str:

@@ -25,7 +25,7 @@ from .display import RoundPrinter, result_table, stderr_notes
 from .faults import Policy
 from .gamelog import GZ_SUFFIX, live_path
 from .match import new_game_seed, seed_problem
-from .outputs import OutputError, new_file, ready_file, ready_folder
+from .outputs import OutputError, WriteError, new_file, ready_file, ready_folder
 from .process import BotSpec, Limits, parse_bot, unstartable
 from .rules import RulesError, preset
 from .runner import GameReport, game_places, run_game
@@ -150,6 +150,8 @@ def play_from_cli(
         sys.exit(130)
     except OSError as exc:
         fail(f"cannot write the game log {log_path}: {exc.strerror}")
+    except WriteError as exc:  # its disk filled up during the game
+        fail(f"{exc}; the game's log stays {live_path(log_path)}, as far as it was written")
     if as_json:
         click.echo(json.dumps(summary(report, seed)))
     else:

@@ -33,6 +33,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import trio
 
@@ -232,6 +233,7 @@ class BotProcess:
         self.exited = trio.Event()
         self.keeper_gone = trio.Event()  # its control socket reached end of file
         self.stderr_done = trio.Event()  # set once the bot's stderr is closed and copied
+        self.stderr_lost: str | None = None  # why its stderr file stopped being written
         self._take_reports(reports)
         self.connection = Connection(stdin, stdout, name=spec.name)
 
@@ -270,10 +272,16 @@ class BotProcess:
             os.killpg(self._pid, sig)
 
     async def drain_stderr(self) -> None:
-        """Copy the bot's stderr to its file, keeping at most `STDERR_CAP` bytes."""
+        """Copy the bot's stderr to its file, keeping at most `STDERR_CAP` bytes; a file
+        that cannot be written (a full disk) is given up, never the bot."""
         stream = self.stderr
         kept = 0
-        handle = self.stderr_path.open("wb") if self.stderr_path else None
+        handle = None
+        if self.stderr_path is not None:
+            try:
+                handle = self.stderr_path.open("wb")
+            except OSError as exc:
+                self._stderr_lost(None, exc)
         try:
             while True:
                 try:
@@ -284,15 +292,35 @@ class BotProcess:
                     return
                 if handle is not None and kept < STDERR_CAP:
                     piece = data[: STDERR_CAP - kept]
-                    handle.write(piece)
-                    handle.flush()
+                    try:
+                        handle.write(piece)
+                        handle.flush()
+                    except OSError as exc:  # the disk is full, say: the bot plays on
+                        self._stderr_lost(handle, exc)
+                        handle = None
+                        continue
                     kept += len(piece)
                     if kept >= STDERR_CAP:
                         handle.write(b"\n[referee: stderr cut at the size cap]\n")
         finally:
             if handle is not None:
-                handle.close()
+                with contextlib.suppress(OSError):  # the cap's note may not fit either
+                    handle.close()
             self.stderr_done.set()
+
+    def _stderr_lost(self, handle: IO[bytes] | None, exc: OSError) -> None:
+        """The bot's stderr file cannot be written: it keeps what reached it, and the
+        rest of the bot's stderr is read and dropped (`stderr_lost` says why)."""
+        self.stderr_lost = exc.strerror or str(exc)
+        log.warning(
+            "bot %s: cannot write its stderr file %s (%s); the rest of its stderr is dropped",
+            self.spec.name,
+            self.stderr_path,
+            self.stderr_lost,
+        )
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
 
     async def watch(self) -> None:
         """Read the keeper's reports until it closes: the bot's exit, or why it did not start."""

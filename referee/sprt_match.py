@@ -204,12 +204,12 @@ def run_match(setup: MatchSetup) -> None:
 
 
 def _run(setup: MatchSetup, out: Path) -> Verdict | None:
-    from .commands.common import wide_console
-    from .commands.league_options import open_cluster
+    from .commands.common import STOPPED, wide_console
+    from .commands.league_options import open_cluster, resume_command
     from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, parse_config
     from .league.ledger import LedgerError
-    from .league.run import run_league
+    from .league.run import LeagueStopped, run_league
     from .outputs import OutputError, ready_folder
 
     data = league_data(setup)
@@ -242,6 +242,10 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
         run_trio(play)
     except (LedgerError, ClusterError, OutputError) as exc:
         fail(str(exc))
+    except LeagueStopped as exc:  # its own disk is full
+        if setup.out is None:
+            fail(f"{exc.cause}; the match stopped (its games were in a temporary folder)", STOPPED)
+        fail(exc.line(f"resume with: {resume_command(setup.out)}"), STOPPED)
     except KeyboardInterrupt:
         click.echo("\nreferee: interrupted; every bot was ended", err=True)
         sys.exit(130)

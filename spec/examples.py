@@ -19,10 +19,11 @@ In the documents an example sits between `<!-- example: NAME -->` and
 `<!-- /example -->`; everything between the two markers is this script's. Seeds,
 keys and the game id are fixed, so a rerun gives the same bytes. What would still
 vary is set to fixed values in the log examples, as LOGS.md says: the times
-(`started`, `ended`, `duration_s`, `latency_ms`, `referee_late_ms`) and the bots'
-command lines (which name the recorder and this machine's Python). The one other
-transformation is `readable`, which spreads one turn request over lines for reading
-(PROTOCOL.md says so where it shows it).
+(`started`, `ended`, `duration_s`, `latency_ms`, `referee_late_ms`, and the footer's
+`charged_ms` and `excused_ms`) and the bots' command lines (which name the recorder
+and this machine's Python). The one other transformation is `readable`, which
+spreads one turn request over lines for reading (PROTOCOL.md says so where it shows
+it).
 
 It lives in spec/, beside the documents it writes: it is a tool for the spec,
 not part of the referee a user installs; tests/test_spec_examples.py runs it.
@@ -92,6 +93,8 @@ FIXED_TIMES: dict[str, Any] = {
     "ended": "2026-01-01T12:00:01+00:00",
     "duration_s": 1.0,
     "latency_ms": 1.0,
+    "charged_ms": 100.0,  # the footer's sums of the decisions' times
+    "excused_ms": 0.0,
 }
 
 PASS = {"action": "pass"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 import trio
@@ -17,8 +18,9 @@ import trio.testing
 from protocol import messages as m
 from referee import lag
 from referee.connection import Connection
+from referee.gamelog import LogBot, LogWriter, make_header, read_log
 from referee.lag import LagMonitor
-from referee.match import Decision, Game, GameResult, Recorder, Seat
+from referee.match import Decision, Fanout, Game, GameResult, Recorder, Seat
 from referee.rules import State, legal_moves, preset
 
 
@@ -177,9 +179,10 @@ async def play(
     behaviour: Behaviour,
     bank_ms: int = 0,
     prepare: Callable[[trio.testing.MemorySendStream], None] | None = None,
+    log: Path | None = None,
 ) -> tuple[GameResult, list[Decision]]:
     """A one-round game against a local player, with a running monitor; `prepare`
-    may set hooks on the referee's sending end."""
+    may set hooks on the referee's sending end; the game is logged to `log`, if given."""
     ours, theirs = trio.testing.memory_stream_pair()
     if prepare is not None:
         prepare(ours.send_stream)
@@ -189,13 +192,24 @@ async def play(
     monitor = LagMonitor()
     time = m.TimeControl(move_ms=MOVE_MS, bank_ms=bank_ms, grace_ms=GRACE_MS)
     rules = preset("standard", players=2, max_pip=6, rounds="single")
-    game = Game(seats, rules, 3, game_id="g", time=time, recorder=kept, monitor=monitor)
+    recorder: Recorder = kept
+    writer = None
+    if log is not None:
+        bots = [LogBot(seat=i, name=seat.name, command="scripted") for i, seat in enumerate(seats)]
+        header = make_header(
+            game="g", rules=rules, seed=3, bots=bots, time=time, policy="forfeit", max_faults=3
+        )
+        writer = LogWriter(log, header)
+        recorder = Fanout(kept, writer)
+    game = Game(seats, rules, 3, game_id="g", time=time, recorder=recorder, monitor=monitor)
     async with trio.open_nursery() as nursery:
         await nursery.start(monitor.run)
         nursery.start_soon(conn.writer)
         nursery.start_soon(bot, theirs, behaviour)
         result = await game.play()
         nursery.cancel_scope.cancel()
+    if writer is not None:
+        writer.finish(result)
     return result, [d for d in kept.decisions if d.seat == 0 and not d.auto]
 
 
@@ -218,6 +232,39 @@ async def test_a_reply_that_waited_for_a_stopped_referee_is_in_time(autojump_clo
     assert stopped.latency_ms is not None and stopped.latency_ms <= 5.001  # one period, at most
     assert stopped.late_ms == pytest.approx(300 - stopped.latency_ms, abs=0.5)
     assert all(d.late_ms == 0 for d in decisions if d is not stopped)
+
+
+async def test_a_game_sums_the_time_charged_and_the_time_excused(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    # The bot answers at once, except that the referee stops for 300 ms while the reply
+    # to its second request waits: nearly all of its decision time was excused.
+    path = tmp_path / "g.jsonl"
+    result, decisions = await play(stop_referee(autojump_clock, 2, 0.3), log=path)
+    charged = sum(d.latency_ms for d in decisions if d.latency_ms is not None)
+    excused = sum(d.late_ms for d in decisions)
+    assert result.charged_ms == pytest.approx(charged) and charged <= 5.001 * len(decisions)
+    assert result.excused_ms == pytest.approx(excused)
+    stopped = decisions[1].latency_ms
+    assert stopped is not None and result.excused_ms == pytest.approx(300 - stopped, abs=0.5)
+    assert result.excused_share == pytest.approx(excused / (charged + excused))
+    assert result.excused_share > 0.9
+    # The log's footer keeps both sums, as the decisions' lines add up.
+    kept = read_log(path)
+    assert kept.footer is not None
+    assert kept.footer.charged_ms == round(result.charged_ms, 3)
+    assert kept.footer.excused_ms == round(result.excused_ms, 3)
+    lines = kept.decisions
+    assert sum(d.referee_late_ms for d in lines) == pytest.approx(kept.footer.excused_ms, abs=0.01)
+    assert sum(d.latency_ms or 0 for d in lines) == pytest.approx(kept.footer.charged_ms, abs=0.01)
+
+
+async def test_a_game_on_time_excuses_nothing(autojump_clock: trio.testing.MockClock) -> None:
+    async def at_once(number: int) -> bool:
+        return True
+
+    result, _ = await play(at_once)
+    assert result.excused_ms == 0.0 and result.excused_share == 0.0
 
 
 async def test_a_stall_before_the_reply_is_the_bots_time(autojump_clock) -> None:

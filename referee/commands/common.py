@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+STOPPED = 3  # the exit status of a league stopped because its own disk is full
+
+
 def fail(message: str, status: int = 2) -> NoReturn:
     """Print one error line to stderr and exit with `status`. The message is shown
     escaped (`referee.text.shown`): it may quote a bot, a name or a file."""

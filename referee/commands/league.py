@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import LEAGUE_SANDBOX, fail, run_trio, sandbox_option, wide_console
+from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
     cluster_option,
     live_site,
@@ -64,12 +64,13 @@ def league_cmd(
     [--cluster local:N | tcp://HOST:PORT].
 
     A league of format "match" prints its test as `referee match` does and exits 0
-    only when H1 was accepted (1 otherwise, 2 for bad input)."""
+    only when H1 was accepted (1 otherwise, 2 for bad input). A league that cannot
+    write its own files (a full disk) stops cleanly and exits 3."""
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
-    from ..league.run import print_outcome, run_league
+    from ..league.run import LeagueStopped, print_outcome, run_league
     from ..outputs import OutputError
     from ..site import SiteError
 
@@ -102,6 +103,8 @@ def league_cmd(
         standings = run_trio(league)
     except (LedgerError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
+    except LeagueStopped as exc:  # its own disk is full
+        fail(exc.line(f"resume with: {resume_cmd}"), STOPPED)
     except KeyboardInterrupt:
         click.echo(
             "referee: interrupted; games in progress were abandoned (not scored) and every "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import LEAGUE_SANDBOX, fail, run_trio, sandbox_option, wide_console
+from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
     cluster_option,
     live_site,
@@ -63,7 +63,7 @@ def serve_cmd(
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
-    from ..league.run import print_outcome
+    from ..league.run import LeagueStopped, print_outcome
     from ..outputs import OutputError
     from ..server import serve_league
     from ..site import SiteError
@@ -113,6 +113,8 @@ def serve_cmd(
         fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     except (LedgerError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
+    except LeagueStopped as exc:  # its own disk is full
+        fail(exc.line(f"resume with: {resume_command(config.out)}"), STOPPED)
     except KeyboardInterrupt:
         click.echo(
             "referee: interrupted; games in progress were abandoned (not scored). "

@@ -28,7 +28,7 @@ def site_cmd(out_dir: str, to_dir: str | None, title: str | None, with_stderr: b
     every game's replay; it opens from disk (index.html) or any static host."""
     from pathlib import Path
 
-    from ..outputs import OutputError, ready_folder
+    from ..outputs import OutputError, WriteError, ready_folder
     from ..site import SiteError, build_site
 
     to = Path(to_dir) if to_dir is not None else None
@@ -36,7 +36,7 @@ def site_cmd(out_dir: str, to_dir: str | None, title: str | None, with_stderr: b
         if to is not None:
             ready_folder(to, "--to")
         report = build_site(Path(out_dir), to, title=title, with_stderr=with_stderr)
-    except (SiteError, OutputError) as exc:
+    except (SiteError, OutputError, WriteError) as exc:
         fail(str(exc))
     click.echo(
         f"site written to {report.folder}/index.html: {report.games} games, "

@@ -39,7 +39,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
 
             counted = match.pop("counted_units")
             records = [r for r in ledger.records() if r.unit < counted]
-            standings = compute(names, records, ledger.sandbox())
+            standings = compute(names, records, ledger.sandbox(), ledger.lag_warning())
             standings.match = match
     finally:
         ledger.close()

@@ -6,7 +6,9 @@ started by the referee goes to Dask in a task (`remote.run_jobs`, a batch of gam
 that runs it starts the bots, plays the whole game with the same referee code
 and returns the record and the log, which the coordinator writes: the log
 first, then the ledger row, so a game is recorded once whatever retries the
-scheduler made (the schedule index is the ledger's primary key).
+scheduler made (the schedule index is the ledger's primary key). No game is
+submitted while another game of its deal is in play, on a worker or here
+(`apart`): a deal's games go out one after the other, other deals meanwhile.
 
 A worker lost in the middle of a game takes its bots with it (their keepers
 see the worker's sockets close); the scheduler runs the game again elsewhere.
@@ -19,19 +21,19 @@ optional extra `[cluster]`.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import math
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
+from .apart import Apart, Queue
 from .config import LeagueConfig
 from .remote import (
     Done,
@@ -45,6 +47,8 @@ from .remote import (
 from .schedule import Scheduled
 
 log = logging.getLogger(__name__)
+
+_FREED = object()  # in the results channel: a deal played here is free again
 
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?[\w.\-\[\]:]+:\d+")
@@ -199,22 +203,26 @@ class Cluster:
     async def play(
         self,
         blob: LeagueBlob,
-        games: Iterable[Scheduled],
+        apart: Apart,
+        pending: Queue,
         key: bytes,
         config: LeagueConfig,
         deliver: Callable[[Scheduled, Done], Awaitable[None]],
         notice: Callable[[str], None] | None = None,
     ) -> None:
-        """Run `games` as tasks, a window of them at a time, and `deliver` each result
-        in this trio task as it arrives. Cancelled (Ctrl-C): cancels what is pending.
+        """Run the games of `pending` as tasks, a window of them at a time, and
+        `deliver` each result in this trio task as it arrives. Cancelled (Ctrl-C):
+        cancels what is pending.
 
         A task holds a batch of games played one after another, sized so that a
         task lasts about `TASK_TARGET_S` once the first results tell how long a
         game takes: Dask costs a few milliseconds per task, which short games
-        would otherwise spend on coordination. A lost worker costs its batch."""
+        would otherwise spend on coordination. A lost worker costs its batch.
+        A game's deal is in play (`apart`) from its task's submission until the
+        task's results are delivered: no other game of it is submitted, here or
+        on the workers, and a batch holds one game of a deal at most."""
         token = trio.lowlevel.current_trio_token()
         send, receive = trio.open_memory_channel[Any](math.inf)
-        pending = _Ahead(iter(games))
         outstanding: dict[Any, list[Scheduled]] = {}
         threads = self.threads()
         window = max(4, 2 * threads)
@@ -234,15 +242,18 @@ class Cluster:
             return max(1, min(size, left // max(1, threads)))
 
         def submit() -> bool:
-            if not pending.fill(1):
-                return False
-            batch = [pending.take()]
-            need = needs(config, batch[0].seats)
+            first = pending.take()
+            if not isinstance(first, Scheduled):
+                return False  # none left, or each one waits for its deal
+            batch = [first]
+            need = needs(config, first.seats)
             size = batch_size()
-            while (
-                len(batch) < size and pending.fill(1) and needs(config, pending.first.seats) == need
-            ):
-                batch.append(pending.take())
+            while len(batch) < size:
+                more = pending.peek()
+                if not isinstance(more, Scheduled) or needs(config, more.seats) != need:
+                    break
+                pending.take()
+                batch.append(more)
             future = self.client.submit(
                 run_jobs,
                 [encode_job(blob, game, key) for game in batch],
@@ -255,12 +266,16 @@ class Cluster:
             future.add_done_callback(arrived)
             return True
 
+        def freed() -> None:  # a deal's game played here ended: its next may be submitted
+            send.send_nowait(_FREED)
+
         try:
             known = set(self.workers())
             async with trio.open_nursery() as watching:
                 if notice is not None:
                     watching.start_soon(self._watch_workers, notice, known)
-                await self._drain(receive, outstanding, submit, deliver, window)
+                with apart.waking(freed):
+                    await self._drain(receive, outstanding, submit, deliver, window, apart, pending)
                 watching.cancel_scope.cancel()
             if notice is not None:
                 await self._look(notice, known)  # a worker lost near the end is told too
@@ -277,12 +292,19 @@ class Cluster:
         submit: Callable[[], bool],
         deliver: Callable[[Scheduled, Done], Awaitable[None]],
         window: int,
+        apart: Apart,
+        pending: Queue,
     ) -> None:
-        """Keep `window` tasks submitted and deliver their results until none is left."""
+        """Keep `window` tasks submitted and deliver their results until no game is
+        left; a game that waits for its deal, in play here, is submitted when told."""
         while len(outstanding) < window and submit():
             pass
-        while outstanding:
+        while outstanding or pending.peek() is not None:
             future = await receive.receive()
+            if future is _FREED:
+                while len(outstanding) < window and submit():
+                    pass
+                continue
             batch = outstanding.pop(future)
             if future.status != "finished":
                 await self._failed(future, batch)
@@ -296,6 +318,8 @@ class Cluster:
                 self.stats.games += 1
                 self.stats.play_s += done.play_s
                 self.stats.workers.add(done.worker)
+            for game in batch:
+                apart.done(game)
             while len(outstanding) < window and submit():
                 pass
 
@@ -345,33 +369,6 @@ class Cluster:
         if type(exc).__name__ == "WorkerSetupError":
             raise ClusterError(f"{exc}; the league stopped, --resume plays the rest")
         raise ClusterError(f"games {games} failed on the cluster: {type(exc).__name__}: {exc}")
-
-
-class _Ahead:
-    """The games still to submit, made from their iterator only as far as they are
-    looked at: a match's schedule has no end."""
-
-    def __init__(self, source: Iterator[Scheduled]) -> None:
-        self.source = source
-        self.buffer: collections.deque[Scheduled] = collections.deque()
-
-    def fill(self, n: int) -> int:
-        """Make up to `n` games ready; how many are (fewer only at the end)."""
-        while len(self.buffer) < n:
-            game = next(self.source, None)
-            if game is None:
-                break
-            self.buffer.append(game)
-        return len(self.buffer)
-
-    @property
-    def first(self) -> Scheduled:
-        """The next game (after a `fill` that found one)."""
-        return self.buffer[0]
-
-    def take(self) -> Scheduled:
-        """The next game, taken (after a `fill` that found one)."""
-        return self.buffer.popleft()
 
 
 def _offers(offered: list[dict[str, float]], need: dict[str, float]) -> bool:

@@ -32,6 +32,7 @@ from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolv
 from ..text import NAME_RULE, escaped, name_problem, quoted, shown
 from ..tokens import token_problem
 from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain
+from .standings import LAG_WARNING
 
 FORMATS = ("round-robin", "gauntlet", "match")
 _TOKEN_KEYS = ("token", "token_env", "token_file")
@@ -117,6 +118,7 @@ class LeagueConfig:
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     match: MatchSettings | None = None  # format = "match" only
     output_cap: int | None = None  # bytes a bot may write during one decision
+    lag_warning: float = LAG_WARNING  # the excused share of decision time the standings warn at
 
     def bot_time(self, name: str) -> TimeControl:
         """The clocks of bot `name`: its own `time` over the league's [time]."""
@@ -352,6 +354,7 @@ def parse_config(
         raw=data,
         match=match,
         output_cap=None if (kb := _given(league.max_output_kb)) is None else kb * 1024,
+        lag_warning=league.lag_warning,
     )
     if check_programs:
         check_sandboxes(config, hidden_places(config))

@@ -143,6 +143,8 @@ async def play_scheduled(
         log_path=str(log_path),
         finished=writer_finished(),
         notices=notices,
+        charged_ms=round(result.charged_ms, 3),
+        excused_ms=round(result.excused_ms, 3),
     )
 
 

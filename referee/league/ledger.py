@@ -9,6 +9,8 @@ the league starts, so a resumed league plays the deals it would have played.
 How each bot was sandboxed is kept too, so that the standings can say so.
 Notices (stale replies, which the protocol ignores) are kept apart from faults,
 so no fault table counts them; a ledger from before they were is moved over once.
+Each game's decision time is kept too (charged to the bots, and excused for the
+referee's own lag), so the standings can say when the clocks were barely enforced.
 The standings' running totals are kept beside the games and updated in the same
 transaction (see `tally`), so reading the standings does not grow with the league.
 
@@ -27,11 +29,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
 
+from ..outputs import WriteError, disk_full
 from . import tally
 from .records import JSON_FIELDS
 from .records import Record as Record  # where the league's modules look for it
 from .records import SandboxRecord as SandboxRecord
 from .records import read_records as read_records
+from .standings import LAG_WARNING
 
 if TYPE_CHECKING:
     import trio
@@ -60,7 +64,9 @@ CREATE TABLE IF NOT EXISTS games (
     decisions INTEGER NOT NULL,
     log_path TEXT NOT NULL,
     finished TEXT NOT NULL,
-    notices TEXT NOT NULL DEFAULT '[]'
+    notices TEXT NOT NULL DEFAULT '[]',
+    charged_ms REAL NOT NULL DEFAULT 0,
+    excused_ms REAL NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS placements (idx INTEGER PRIMARY KEY, worker TEXT NOT NULL);
 """
@@ -83,6 +89,7 @@ class Ledger:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA + tally.SCHEMA)
             _add_notices(self.db)
+            _add_clocks(self.db)
             tally.convert(self.db)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot use the database: {exc}") from None
@@ -183,7 +190,8 @@ class Ledger:
         """Insert one finished game and add it to the standings' totals, in its own
         transaction; False if it was already there.
 
-        `worker`: the cluster worker that played it, kept in `placements`."""
+        `worker`: the cluster worker that played it, kept in `placements`. `WriteError`
+        when the disk is full: the transaction is rolled back, the game not recorded."""
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -193,7 +201,14 @@ class Ledger:
                 tally.add(self.db, [rec])
         except sqlite3.IntegrityError:
             return False
+        except sqlite3.OperationalError as exc:
+            raise self.write_error(exc) from None
         return True
+
+    def write_error(self, exc: BaseException) -> BaseException:
+        """`exc`, met while writing the database, as a `WriteError` if it says that the
+        disk is full (else itself)."""
+        return WriteError.of(exc, self.path) if disk_full(exc) else exc
 
     def record_many(self, records: list[Record]) -> None:
         """Insert many new games at once, in one transaction (a benchmark's synthetic
@@ -205,11 +220,23 @@ class Ledger:
             self.db.executemany(_INSERT, [_row(rec) for rec in records])
             tally.add(self.db, records)
 
+    def note_lag_warning(self, share: float) -> None:
+        """Keep `league.lag_warning` of this run, for the standings read later."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('lag_warning', ?)", (repr(share),))
+
+    def lag_warning(self) -> float:
+        """The excused share of decision time above which the standings warn: the one
+        the league last ran with, else the default."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='lag_warning'").fetchone()
+        return float(row[0]) if row is not None else LAG_WARNING
+
     def standings(self, names: list[str], *, history: bool = False) -> Standings:
         """The standings from the stored totals, the same as `standings.compute` over
         every record; `history` (the chart's) only when asked, as it grows with the
         league."""
-        return tally.standings(self.db, names, self.sandbox(), history=history)
+        return tally.standings(
+            self.db, names, self.sandbox(), history=history, lag_warning=self.lag_warning()
+        )
 
     def count(self) -> int:
         """How many games are recorded."""
@@ -233,12 +260,15 @@ def _row(rec: Record) -> list[Any]:
     return [_column(name, getattr(rec, name)) for name in _FIELDS]
 
 
+def _has_column(db: sqlite3.Connection, name: str) -> bool:
+    return any(row[1] == name for row in db.execute("PRAGMA table_info(games)"))
+
+
 def _add_notices(db: sqlite3.Connection) -> None:
     """Give a ledger written before notices existed its `notices` column, and move its
     stale replies there from `faults`: they were recorded as faults then, and a
     resumed league must not count them as faults now."""
-    columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
-    if "notices" in columns:
+    if _has_column(db, "notices"):
         return
     with db:
         db.execute("BEGIN IMMEDIATE")
@@ -252,6 +282,17 @@ def _add_notices(db: sqlite3.Connection) -> None:
                     "UPDATE games SET faults=?, notices=? WHERE idx=?",
                     (json.dumps(kept), json.dumps(stale), idx),
                 )
+
+
+def _add_clocks(db: sqlite3.Connection) -> None:
+    """Give a ledger written before the games' decision time was kept its two columns:
+    its games count 0 ms charged and 0 ms excused."""
+    if _has_column(db, "charged_ms"):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE games ADD COLUMN charged_ms REAL NOT NULL DEFAULT 0")
+        db.execute("ALTER TABLE games ADD COLUMN excused_ms REAL NOT NULL DEFAULT 0")
 
 
 def _column(name: str, value: Any) -> Any:

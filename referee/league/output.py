@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..faults import FaultKind
+from ..outputs import write_atomic
 from ..text import shown
 from .standings import BotStanding, Standings
 
@@ -285,6 +286,9 @@ def markdown(standings: Standings, title: str) -> str:
     if standings.sandbox is not None:
         said = standings.sandbox.line()
         lines += [said[:1].upper() + said[1:] + ".", ""]
+    if standings.clocks.measured:
+        said = standings.clocks.sentence()
+        lines += [f"**{said}**" if standings.clocks.overloaded else said, ""]
     lines.append("| " + " | ".join(c.header for c in COLUMNS) + " |")
     lines.append("|" + "|".join("---" if c.justify == "left" else "---:" for c in COLUMNS) + "|")
     for i, b in enumerate(standings.bots, start=1):
@@ -320,7 +324,8 @@ def csv_text(standings: Standings) -> str:
 
 
 def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
-    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`."""
+    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`, each
+    written whole or not at all (`WriteError` when the disk is full)."""
     paths = [out / "standings.json", out / "standings.csv", out / "standings.md"]
     texts = [
         json.dumps(standings.to_json(), indent=2) + "\n",
@@ -328,15 +333,14 @@ def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
         markdown(standings, title),
     ]
     for path, text in zip(paths, texts, strict=True):
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)  # readers never see half a file
+        write_atomic(path, text.encode("utf-8"))  # readers never see half a file
     chart = write_chart(standings, out / "standings.png", title)
     return paths + ([chart] if chart else [])
 
 
 def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
-    """Each bot's rating and mean points over the games; None without matplotlib."""
+    """Each bot's rating and mean points over the games, written whole or not at all;
+    None without matplotlib."""
     try:
         import matplotlib
 
@@ -356,12 +360,14 @@ def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
     top.legend(loc="best", fontsize="small")
     top.grid(alpha=0.3)
     bottom.grid(alpha=0.3)
+    image = io.BytesIO()
     with warnings.catch_warnings():
         # A name in a script the font lacks (CJK, say) is drawn as boxes: no warning.
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
+    write_atomic(path, image.getvalue())
     return path
 
 
@@ -372,7 +378,8 @@ def _plain(text: str) -> str:
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables with the legend, and whether the bots ran in the sandbox."""
+    """The final tables with the legend, whether the bots ran in the sandbox, and how
+    much of their decision time was excused for the referee's own lag."""
     print_table(console, standings, title, explain=True)
     head = head_table(standings)
     if natural_width(head) <= console.width:
@@ -388,5 +395,12 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
             shown(standings.sandbox.line()),
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
+            highlight=False,
+        )
+    if standings.clocks.measured:
+        console.print(
+            standings.clocks.line(),
+            style="bold yellow" if standings.clocks.overloaded else None,
+            markup=False,
             highlight=False,
         )

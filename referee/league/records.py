@@ -32,6 +32,10 @@ class Record:
     log_path: str
     finished: str
     notices: list[dict[str, Any]] = field(default_factory=list)  # as faults; never faults
+    # The bots' decision time, summed: charged to their clocks, and excused for the
+    # referee's own lag (0 and 0 in a ledger from before they were kept).
+    charged_ms: float = 0.0
+    excused_ms: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,12 @@
 each finished game is recorded at once and shown (see `progress`), the standings are
 printed every N games when asked and written at the end.
 
-Up to `jobs` games run at once in one trio process, each with its own clocks.
+Up to `jobs` games run at once in one trio process, each with its own clocks,
+and never two games of one deal at a time (`apart`: here and on a cluster).
 A game cut short (Ctrl-C, a crash of the referee) is never recorded, so
-`--resume` plays exactly the games the ledger does not hold.
+`--resume` plays exactly the games the ledger does not hold. A league that cannot
+write its own files any more (a full disk) stops as Ctrl-C stops it, and says
+which file and how to resume (`LeagueStopped`).
 
 A match (format = "match") has no fixed end: its games are made as they are
 needed, each recorded game goes to its `Judge`, and the run stops at the
@@ -19,6 +22,7 @@ import itertools
 import json
 import logging
 import os
+import sqlite3
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
@@ -30,10 +34,11 @@ from rich.console import Console
 
 from .. import lag
 from ..gamelog import log_suffix
-from ..outputs import ready_folder
+from ..outputs import WriteError, disk_full, ready_folder
 from ..sandbox import user_line
 from ..stats import Verdict
 from ..text import shown
+from .apart import Apart, Queue
 from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, Lines, final_lines, json_result
@@ -105,6 +110,7 @@ async def run_league(
         modes = {b.name: "tcp" if b.tcp else b.spec.sandbox for b in config.bots}
         users = {mode: user_line(mode) for mode in set(modes.values()) if mode != "tcp"}
         ledger.note_sandbox(modes, config.sandbox_note, users)
+        ledger.note_lag_warning(config.lag_warning)
         key = ledger.bot_seed_key(config.bot_seed_key)
         deal_key = ledger.deal_key(config.deal_key)
         # For the results site: the progress, and when a deal's games are all played
@@ -143,12 +149,12 @@ async def run_league(
                 if g.index not in done and (cluster is None or _has_tcp(config, g) == here)
             )
 
-        local = todo(True)
-        remote = todo(False) if cluster is not None else iter(())
+        # No two games of one deal in play at once, wherever they are played.
+        apart = Apart()
+        local = apart.queue(todo(True))
         names = [b.name for b in config.bots]
         display = Display(console, config.name, total or 0, len(done), quiet or judge is not None)
         display.counters.recorded.update(done)
-        send, receive = trio.open_memory_channel[Scheduled](0)
         stop = trio.CancelScope()  # a match's test has decided
         if site is not None and not quiet:
             site.notice = display.notice
@@ -175,17 +181,14 @@ async def run_league(
                                     else:
                                         display.notice(text)
 
+                                remote = apart.queue(todo(False))
                                 workers.start_soon(
-                                    cluster.play, blob, remote, key, config, deliver, notice
+                                    cluster.play, blob, apart, remote, key, config, deliver, notice
                                 )
                             for _ in range(jobs):
                                 workers.start_soon(
-                                    _worker, config, receive.clone(), pool, logs, key, update
+                                    _worker, config, apart, local, pool, logs, key, update
                                 )
-                            receive.close()
-                            async with send:  # the games, in schedule order, as taken
-                                for game in local:
-                                    await send.send(game)
                 finally:
                     await pool.close()
                     if server is not None:
@@ -195,7 +198,7 @@ async def run_league(
             # The standings of the units the test counted: not the stored totals, which
             # also hold the games of units after the one that decided.
             counted = [r for r in ledger.records() if r.unit < judge.counted]
-            standings = compute(names, counted, ledger.sandbox())
+            standings = compute(names, counted, ledger.sandbox(), ledger.lag_warning())
             match = config.match
             standings.match = {"new": match.new, "base": match.base}
             standings.match.update(json_result(judge.summary()))
@@ -211,8 +214,69 @@ async def run_league(
         if site is not None:
             site.report = await site.final()
         return standings
+    except BaseException as exc:
+        failed = _write_failed(exc, ledger, out)
+        if failed is None:
+            raise
+        raise LeagueStopped(failed, _recorded(ledger), ledger.path) from None
     finally:
         ledger.close()
+
+
+class LeagueStopped(Exception):
+    """A league stopped because one of its own files could not be written (its disk is
+    full): the games recorded are kept whole in the ledger, the games in progress were
+    abandoned (not scored, their logs left plain and incomplete), and a resumed league
+    plays them again."""
+
+    def __init__(self, cause: WriteError, recorded: int | None, ledger: Path) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.recorded = recorded
+        self.ledger = ledger
+
+    def line(self, resume: str) -> str:
+        """What happened and how to go on, in one line; `resume` says how to resume."""
+        n = self.recorded
+        games = "recorded games" if n is None else f"{n} recorded game{'' if n == 1 else 's'}"
+        kept = "is" if n == 1 else "are"
+        then = "Free some space, then" if self.cause.full else "Once it can be written,"
+        return (
+            f"{self.cause}; the league stopped: its {games} {kept} kept in {self.ledger}, the "
+            f"games in progress were abandoned (not scored). {then} {resume}"
+        )
+
+
+def _recorded(ledger: Ledger) -> int | None:
+    """How many games the ledger holds, if it can still say."""
+    try:
+        return ledger.count()
+    except sqlite3.Error:
+        return None
+
+
+def _write_failed(exc: BaseException, ledger: Ledger, out: Path) -> WriteError | None:
+    """The write that stopped the league, if `exc` (perhaps a group of what every job
+    raised) holds one: a `WriteError`, or an OSError or database error saying that the
+    disk is full. None for anything else, and for Ctrl-C."""
+    leaves = list(_leaves(exc))
+    if any(isinstance(e, KeyboardInterrupt) for e in leaves):
+        return None
+    for e in leaves:
+        if isinstance(e, WriteError):
+            return e
+    for e in leaves:
+        if disk_full(e):
+            return WriteError.of(e, out if isinstance(e, OSError) else ledger.path)
+    return None
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
 
 
 def _seatings(config: LeagueConfig, deal_key: bytes) -> list[Scheduled]:
@@ -233,15 +297,20 @@ def _total(config: LeagueConfig) -> int | None:
 
 async def _worker(
     config: LeagueConfig,
-    receive: trio.MemoryReceiveChannel[Scheduled],
+    apart: Apart,
+    games: Queue,
     pool: BotPool,
     logs: Path,
     key: bytes,
     keep: Callable[[Record, str | None], Awaitable[object]],
 ) -> None:
-    async with receive:
-        async for game in receive:
-            await keep(await play_scheduled(config, game, pool, logs, key), None)
+    """One job: the next game whose deal is not in play, until none is left."""
+    while (game := await apart.take(games)) is not None:
+        try:
+            record = await play_scheduled(config, game, pool, logs, key)
+        finally:
+            apart.done(game)  # its bots are back in the pool: the deal's next game may start
+        await keep(record, None)
 
 
 def _has_tcp(config: LeagueConfig, game: Scheduled) -> bool:
@@ -271,20 +340,30 @@ async def _deliver(
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
-    """The log of a game played on a worker, whole or not at all, and its bots' stderr."""
+    """The log of a game played on a worker, whole or not at all (`WriteError` when it
+    cannot be written), and its bots' stderr, which may be dropped: a bot's stderr that
+    cannot be written costs no game."""
     from .cluster import worker_tag
 
     part = log_path.with_name(f".{log_path.name}.part")
-    with part.open("wb") as handle:
-        handle.write(done.log)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(part, log_path)
+    try:
+        with part.open("wb") as handle:
+            handle.write(done.log)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(part, log_path)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise WriteError.of(exc, log_path) from None
     tag = worker_tag(done.worker)
     for piece in done.stderr:
         stem = piece.process.removesuffix(".stderr")
-        with (stderr_dir / f"{stem}@{tag}.stderr").open("ab") as handle:
-            handle.write(piece.data)
+        path = stderr_dir / f"{stem}@{tag}.stderr"
+        try:
+            with path.open("ab") as handle:
+                handle.write(piece.data)
+        except OSError as exc:
+            log.warning("%s: cannot write (%s): that stderr of the bot is dropped", path, exc)
 
 
 async def _keep(

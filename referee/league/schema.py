@@ -36,6 +36,7 @@ from ..faults import Policy
 from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from ..rules import PRESETS, VARIANTS, Rules
 from ..text import NAME_MAX
+from .standings import LAG_WARNING
 
 SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
 
@@ -83,6 +84,7 @@ Positive = Annotated[int, Meta(ge=1)]
 NotNegative = Annotated[int, Meta(ge=0)]
 Seats = Annotated[int, Meta(ge=2, le=8)]
 Amount = Annotated[float, Meta(gt=0)]
+Share = Annotated[float, Meta(ge=0, le=1)]
 
 
 class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -137,7 +139,10 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
     ] = []
     jobs: Annotated[
         Positive | UnsetType,
-        _meta("Games at once (--jobs overrides).", default="the number of cores"),
+        _meta(
+            "Games at once, never two of one deal (--jobs overrides).",
+            default="the number of cores",
+        ),
     ] = UNSET
     bot_seed_key: Annotated[
         str | UnsetType,
@@ -163,6 +168,14 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             default="no limit",
         ),
     ] = UNSET
+    lag_warning: Annotated[
+        Share,
+        _meta(
+            "The standings warn that the clocks were barely enforced when more than this "
+            "share of the bots' decision time was excused for the referee's own lag (its "
+            "event loop stalled: an overloaded machine)."
+        ),
+    ] = LAG_WARNING
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(

@@ -88,6 +88,66 @@ class BotStanding:
         return self.latency_sum / self.latency_n if self.latency_n else 0.0
 
 
+LAG_WARNING = 0.10  # `league.lag_warning`'s default
+
+
+@dataclass
+class Clocks:
+    """The bots' decision time over the recorded games: what their clocks were charged
+    and what was excused because the referee's own loop was late (`referee.lag`). A
+    large excused share means the clocks were barely enforced: the machine was too
+    loaded to tell a slow bot from a slow referee."""
+
+    charged_us: int = 0  # whole microseconds: sums that are the same in any order
+    excused_us: int = 0
+    warn_at: float = LAG_WARNING  # the share above which the standings say so
+
+    def add(self, rec: Record) -> None:
+        """Count one game's decision time."""
+        self.charged_us += round(rec.charged_ms * 1000)
+        self.excused_us += round(rec.excused_ms * 1000)
+
+    @property
+    def measured(self) -> bool:
+        """Some decision time was recorded (none in a ledger from before it was kept)."""
+        return self.charged_us + self.excused_us > 0
+
+    @property
+    def share(self) -> float:
+        """The excused share of the decision time (0 without any)."""
+        total = self.charged_us + self.excused_us
+        return self.excused_us / total if total else 0.0
+
+    @property
+    def overloaded(self) -> bool:
+        """More of the decision time was excused than `warn_at` allows."""
+        return self.share > self.warn_at
+
+    def line(self) -> str:
+        """One line for the standings."""
+        if self.overloaded:
+            return (
+                f"clocks barely enforced: {self.share:.0%} of decision time was excused "
+                "for referee lag (machine overloaded)"
+            )
+        return f"clocks: {self.share:.1%} of decision time was excused for referee lag"
+
+    def sentence(self) -> str:
+        """`line`, as a sentence of standings.md and the site."""
+        said = self.line()
+        return f"{said[:1].upper()}{said[1:]}."
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain, JSON-ready form."""
+        return {
+            "charged_ms": self.charged_us / 1000,
+            "excused_ms": self.excused_us / 1000,
+            "excused_share": round(self.share, 4),
+            "warn_at": self.warn_at,
+            "overloaded": self.overloaded,
+        }
+
+
 @dataclass
 class Standings:
     """The whole standings: bots ordered best first, and head to head counts."""
@@ -97,6 +157,7 @@ class Standings:
     games: int
     sandbox: SandboxRecord | None = None  # None: not recorded (a league from before)
     match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
+    clocks: Clocks = field(default_factory=Clocks)
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -119,7 +180,13 @@ class Standings:
             out.append(row)
         head = {a: {b: list(v) for b, v in row.items()} for a, row in self.head.items()}
         sandbox = self.sandbox.to_json() if self.sandbox is not None else None
-        shown = {"games": self.games, "bots": out, "head_to_head": head, "sandbox": sandbox}
+        shown = {
+            "games": self.games,
+            "bots": out,
+            "head_to_head": head,
+            "sandbox": sandbox,
+            "clocks": self.clocks.to_json(),
+        }
         if self.match is not None:
             shown["match"] = self.match
         return shown
@@ -218,24 +285,31 @@ def ranked(
     head: dict[str, dict[str, tuple[int, int]]],
     games: int,
     sandbox: SandboxRecord | None,
+    clocks: Clocks | None = None,
 ) -> Standings:
     """The standings in their order: best rating first, then fewer points, then the name."""
     order = sorted(bots, key=lambda b: (-b.rating, b.mean_points, b.name))
-    return Standings(order, head, games, sandbox)
+    return Standings(order, head, games, sandbox, clocks=clocks or Clocks())
 
 
 def compute(
-    names: list[str], records: list[Record], sandbox: SandboxRecord | None = None
+    names: list[str],
+    records: list[Record],
+    sandbox: SandboxRecord | None = None,
+    lag_warning: float = LAG_WARNING,
 ) -> Standings:
-    """Standings from recorded games, walked in schedule order; `sandbox` is passed on.
+    """Standings from recorded games, walked in schedule order; `sandbox` is passed on,
+    and `lag_warning` is the excused share of decision time the standings warn above.
 
     The full computation: the ledger keeps the same numbers as running totals
     (`Ledger.standings`), and this is what they are checked against."""
     model = rating_model()
     table = {n: BotStanding(name=n) for n in names}
     head: dict[str, dict[str, list[int]]] = {a: {b: [0, 0] for b in names if b != a} for a in names}
+    clocks = Clocks(warn_at=lag_warning)
     for rec in sorted(records, key=lambda r: r.idx):
         count(table, rec)
+        clocks.add(rec)
         for x, y, ahead in meetings(rec):
             head[x][y][1] += 1
             head[x][y][0] += ahead
@@ -243,4 +317,4 @@ def compute(
         for n, (mu, sigma) in zip(rec.seats, after, strict=True):
             table[n].history.append((rec.idx, mu - 3 * sigma, table[n].mean_points))
     frozen = {a: {b: (v[0], v[1]) for b, v in row.items()} for a, row in head.items()}
-    return ranked(list(table.values()), frozen, len(records), sandbox)
+    return ranked(list(table.values()), frozen, len(records), sandbox, clocks)

@@ -8,8 +8,10 @@ Two kinds of totals, per record and generic (any format that records games):
 - Sums of integers, the same in any order: each bot's points and games per
   duplicate unit (`tally_units`, for the interval over units, kept in the order a
   unit first appeared), its faults and notices by kind (`tally_kinds`, in the order
-  a kind first appeared, as the JSON lists them), head to head (`tally_head`) and
-  the number of games (`tally_count`).
+  a kind first appeared, as the JSON lists them), head to head (`tally_head`), the
+  number of games (`tally_count`) and the bots' decision time charged and excused
+  for the referee's lag, in whole microseconds (`tally_clocks`; a ledger from
+  before it has none, and its games count none).
   A game adds to them with an upsert.
 - What depends on the order of the games: openskill ratings (one game after the
   other), the floating-point sums of wins and latencies, and the history the chart
@@ -32,7 +34,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .records import Record, SandboxRecord, read_records
-from .standings import BotStanding, Outcome, Standings, advance, meetings, ranked, rating_model
+from .standings import (
+    LAG_WARNING,
+    BotStanding,
+    Clocks,
+    Outcome,
+    Standings,
+    advance,
+    meetings,
+    ranked,
+    rating_model,
+)
 
 VERSION = "1"  # meta 'tallies': the totals below are there and complete
 
@@ -67,6 +79,11 @@ CREATE TABLE IF NOT EXISTS tally_count (
     one INTEGER PRIMARY KEY CHECK (one = 0),
     games INTEGER NOT NULL  -- COUNT(*) of games would read every page of that table
 );
+CREATE TABLE IF NOT EXISTS tally_clocks (
+    one INTEGER PRIMARY KEY CHECK (one = 0),
+    charged_us INTEGER NOT NULL,  -- the bots' decision time, whole microseconds
+    excused_us INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tally_head (
     a TEXT NOT NULL,
     b TEXT NOT NULL,
@@ -88,7 +105,7 @@ _SCALARS = (
     "mu",
     "sigma",
 )
-TABLES = ("tally_steps", "tally_units", "tally_kinds", "tally_count", "tally_head")
+TABLES = ("tally_steps", "tally_units", "tally_kinds", "tally_count", "tally_clocks", "tally_head")
 _OUTCOME = ("seats", "scores", "ranks", "forfeited", "latency_mean", "latency_max")
 _END = 2**62  # past every schedule index
 # A game recorded before more than this many games later in the schedule leaves
@@ -104,10 +121,12 @@ class Counts:
     kinds: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)  # first, pos, n
     head: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # ahead, met
     games: int = 0
+    clocks: Clocks = field(default_factory=Clocks)
 
     def add(self, rec: Record) -> None:
         """Count one game."""
         self.games += 1
+        self.clocks.add(rec)
         for seat, name in enumerate(rec.seats):
             unit = self.units.setdefault((name, rec.unit), [rec.idx, 0, 0])
             unit[0] = min(unit[0], rec.idx)
@@ -130,6 +149,12 @@ class Counts:
             "INSERT INTO tally_count VALUES (0, ?) ON CONFLICT (one) DO UPDATE"
             " SET games = games + excluded.games",
             (self.games,),
+        )
+        db.execute(
+            "INSERT INTO tally_clocks VALUES (0, ?, ?) ON CONFLICT (one) DO UPDATE"
+            " SET charged_us = charged_us + excluded.charged_us,"
+            " excused_us = excused_us + excluded.excused_us",
+            (self.clocks.charged_us, self.clocks.excused_us),
         )
         db.executemany(
             "INSERT INTO tally_units VALUES (?, ?, ?, ?, ?) ON CONFLICT (name, unit) DO UPDATE"
@@ -268,14 +293,19 @@ def standings(
     sandbox: SandboxRecord | None,
     *,
     history: bool = False,
+    lag_warning: float = LAG_WARNING,
 ) -> Standings:
     """The standings of `names` from the stored totals, in one read transaction: the
-    same as `compute` over every record. `history` (the chart's, one point per game
-    and bot) is read only when asked."""
+    same as `compute` over every record (with the same `lag_warning`). `history` (the
+    chart's, one point per game and bot) is read only when asked."""
     catch_up(db)
     db.execute("BEGIN")
     try:
         games = count(db)
+        clocks = Clocks(warn_at=lag_warning)
+        row = db.execute("SELECT charged_us, excused_us FROM tally_clocks").fetchone()
+        if row is not None:
+            clocks.charged_us, clocks.excused_us = row
         table = {n: _last_step(db, n) for n in names}
         for name, unit, points, n in db.execute(
             "SELECT name, unit, points, games FROM tally_units ORDER BY name, first_idx"
@@ -299,4 +329,4 @@ def standings(
                     table[name].history.append((idx, mu - 3 * sigma, points / n))
     finally:
         db.execute("COMMIT")
-    return ranked(list(table.values()), head, games, sandbox)
+    return ranked(list(table.values()), head, games, sandbox, clocks)

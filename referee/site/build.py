@@ -130,6 +130,7 @@ def read_league(out: Path, title: str | None) -> League:
         names: list[str] = json.loads(meta.get("bots", "[]"))
         records = ledger.records()
         sandbox = ledger.sandbox()
+        lag_warning = ledger.lag_warning()
     finally:
         ledger.close()
     name = meta.get("name", out.name)
@@ -140,7 +141,7 @@ def read_league(out: Path, title: str | None) -> League:
         title=title or f"{name}: results",
         names=names,
         records=records,
-        standings=compute(names, records, sandbox),
+        standings=compute(names, records, sandbox, lag_warning),
         scheduled=scheduled,
         published=_published(records, unit_games),
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import trio
 
+from ..outputs import WriteError
 from ..text import shown
 from .build import SiteError, SiteReport, build_site
 
@@ -66,7 +67,7 @@ class LiveSite:
         try:
             await trio.to_thread.run_sync(self.build, abandon_on_cancel=False)
             self.builds += 1
-        except (SiteError, OSError) as exc:
+        except (SiteError, WriteError, OSError) as exc:
             text = f"site not refreshed: {exc}"
             if self.notice is not None:
                 self.notice(text)

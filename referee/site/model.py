@@ -4,12 +4,12 @@ the replay viewer cut into the parts the site keeps one copy of."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import outputs
 from ..gamelog import Header
 from ..league.ledger import Record
 from ..league.standings import Standings
@@ -49,11 +49,9 @@ class League:
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write `path` through a temporary file renamed over it: readers see all or nothing."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(raw)
-    os.replace(tmp, path)
+    """Write `path` through a temporary file renamed over it: readers see all or nothing
+    (`WriteError` when the disk is full, and no temporary file left)."""
+    outputs.write_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def viewer_parts() -> tuple[str, str, str]:

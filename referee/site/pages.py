@@ -304,11 +304,20 @@ def _games_table(league: League, records: Sequence[Record], ident: str, bot: str
 def index(league: League) -> str:
     s = league.standings
     sandbox = f"<p>{esc(s.sandbox.line())}.</p>" if s.sandbox is not None else ""
+    said = esc(s.clocks.sentence())
+    clocks = (
+        ""
+        if not s.clocks.measured
+        else f'<p class="warn" id="clocks"><strong>{said}</strong></p>'
+        if s.clocks.overloaded
+        else f'<p id="clocks">{said}</p>'
+    )
     latest = list(reversed(league.records[-10:]))
     body = (
         _progress(league)
         + _standings(league)
         + sandbox
+        + clocks
         + '<section><h2>Ratings</h2><p class="hint">Each bot\'s openskill skill μ (dot), '
         "μ ± σ (band) and μ ± 3σ (line); the diamond is its rating μ − 3σ, the standings' "
         "order.</p>"

@@ -153,9 +153,10 @@ def write_league(
 
 
 def core(standings: dict[str, Any]) -> dict[str, Any]:
-    """Standings without the latencies, which are measured, not decided by the seeds."""
+    """Standings without the latencies and the decision time excused for the referee's
+    lag, which are measured, not decided by the seeds."""
     bots = [{k: v for k, v in b.items() if k not in LATENCY} for b in standings["bots"]]
-    return {**standings, "bots": bots}
+    return {**{k: v for k, v in standings.items() if k != "clocks"}, "bots": bots}
 
 
 def outcomes(records: list[Record]) -> list[tuple[Any, ...]]:

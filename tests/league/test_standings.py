@@ -5,6 +5,7 @@ the ledger they are computed from (one record per game, never two).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -18,12 +19,14 @@ import pytest
 import trio
 from click.testing import CliRunner
 from openskill.models import PlackettLuce
+from rich.console import Console
 
 from referee.cli import main
 from referee.league.ledger import Ledger, LedgerError, Record, SandboxRecord
-from referee.league.output import csv_text, markdown, write_files
+from referee.league.output import csv_text, markdown, print_standings, write_files
 from referee.league.standings import compute
 from referee.league.stats import t_quantile
+from referee.site import build_site
 
 T1 = 12.706204736174707  # t(0.975) with one degree of freedom: two duplicate units
 
@@ -438,6 +441,74 @@ def test_the_standings_say_whether_the_bots_were_sandboxed(tmp_path: Path) -> No
     assert table.stdout.rstrip().endswith(bare.line())
     as_json = CliRunner().invoke(main, ["standings", str(tmp_path), "--json"])
     assert json.loads(as_json.stdout)["sandbox"] == data["sandbox"]
+
+
+def clocked_records() -> list[Record]:
+    """`hand_records` with their decision time: 660 ms charged, 340 ms excused in all."""
+    times = [(300.0, 200.0), (200.0, 100.0), (160.0, 40.0), (0.0, 0.0)]
+    return [
+        dataclasses.replace(r, charged_ms=charged, excused_ms=excused)
+        for r, (charged, excused) in zip(hand_records(), times, strict=True)
+    ]
+
+
+OVERLOADED = (
+    "clocks barely enforced: 34% of decision time was excused for referee lag (machine overloaded)"
+)
+
+
+def test_the_standings_say_when_the_clocks_were_barely_enforced(tmp_path: Path) -> None:
+    s = compute(NAMES, clocked_records())  # the default warns above 10%
+    assert s.clocks.share == pytest.approx(0.34) and s.clocks.overloaded
+    assert s.clocks.line() == OVERLOADED
+    write_files(s, tmp_path, "cup: standings")
+    data = json.loads((tmp_path / "standings.json").read_text())
+    assert data["clocks"] == {
+        "charged_ms": 660.0,
+        "excused_ms": 340.0,
+        "excused_share": 0.34,
+        "warn_at": 0.1,
+        "overloaded": True,
+    }
+    md = (tmp_path / "standings.md").read_text()
+    assert "\n\n**Clocks barely enforced: 34% of decision time" in md
+    console = Console(file=io.StringIO(), width=150)
+    print_standings(console, s, "cup")
+    assert OVERLOADED in console.file.getvalue()  # type: ignore[attr-defined]
+    # Under its threshold a league says how much was excused, and warns of nothing.
+    calm = compute(NAMES, clocked_records(), lag_warning=0.5)
+    assert not calm.clocks.overloaded
+    assert calm.clocks.line() == "clocks: 34.0% of decision time was excused for referee lag"
+    assert "Clocks: 34.0% of decision time was excused for referee lag.\n" in markdown(calm, "t")
+    assert "**" not in markdown(calm, "t")
+    # A league recorded before decision time was kept says nothing of it.
+    old = compute(NAMES, hand_records())
+    assert not old.clocks.measured and "lag" not in markdown(old, "t")
+
+    # From the ledger, with the threshold the league ran with: the same as computed.
+    ledger = Ledger(tmp_path / "league.db")
+    ledger.db.execute("INSERT INTO meta VALUES ('name', 'cup'), ('bots', ?)", (json.dumps(NAMES),))
+    for r in clocked_records():
+        ledger.record(r)
+    ledger.note_lag_warning(0.5)
+    assert ledger.standings(NAMES).clocks == calm.clocks
+    ledger.note_lag_warning(0.2)
+    assert (
+        ledger.standings(NAMES).clocks == compute(NAMES, clocked_records(), lag_warning=0.2).clocks
+    )
+    ledger.close()
+    table = CliRunner().invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": "150"})
+    assert table.exit_code == 0, table.output
+    assert OVERLOADED in table.stdout
+    as_json = CliRunner().invoke(main, ["standings", str(tmp_path), "--json"])
+    assert json.loads(as_json.stdout)["clocks"] == {**data["clocks"], "warn_at": 0.2}
+    # And the results site, on its front page.
+    build_site(tmp_path)
+    front = (tmp_path / "site" / "index.html").read_text()
+    assert (
+        '<p class="warn" id="clocks"><strong>Clocks barely enforced: 34% of decision time '
+        "was excused for referee lag (machine overloaded).</strong></p>"
+    ) in front
 
 
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:

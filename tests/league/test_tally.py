@@ -2,8 +2,9 @@
 every record (`compute`), to the last bit and in the same order of keys: whatever the
 order the games are recorded in (jobs finish out of order, a resumed league fills its
 gaps, a game far behind leaves its replay to the next read), with ties, faults,
-notices, forfeits, a game recorded twice, a bot seated twice, bulk inserts, and
-ledgers written before the totals (or before notices) were kept.
+notices, forfeits, decision time charged and excused, a game recorded twice, a bot
+seated twice, bulk inserts, and ledgers written before the totals (or before notices
+and decision time) were kept.
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ def records(draw: st.DrawFn) -> list[Record]:
                 log_path=f"logs/g{idx + 1:05d}.jsonl",
                 finished="2026-01-01T00:00:00+00:00",
                 notices=notices,
+                # Decision time to the microsecond, as games record it.
+                charged_ms=draw(st.integers(0, 10**7)) / 1000,
+                excused_ms=draw(st.integers(0, 10**6)) / 1000,
             )
         )
     return out
@@ -123,6 +127,7 @@ def assert_same(ledger: Ledger) -> None:
     kept = ledger.standings(NAMES, history=True)
     assert bot_lines(kept) == bot_lines(full)
     assert kept.head == full.head and kept.games == full.games == ledger.count()
+    assert kept.clocks == full.clocks
     assert json.dumps(kept.to_json()) == json.dumps(full.to_json())
     assert csv_text(kept) == csv_text(full)
     assert markdown(kept, "t") == markdown(full, "t")

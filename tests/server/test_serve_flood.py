@@ -107,8 +107,9 @@ async def drip(stream: trio.SocketStream, data: bytes) -> None:
 
 
 def standings(out: Path) -> Any:
-    """standings.json without the bots' reply times, which no two runs share, and without
-    the record of how each bot ran (c and d are stdio bots in the quiet run)."""
+    """standings.json without the bots' reply times and decision time (`clocks`), which
+    no two runs share, and without the record of how each bot ran (c and d are stdio
+    bots in the quiet run)."""
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
@@ -119,6 +120,7 @@ def standings(out: Path) -> Any:
 
     written = json.loads((out / "standings.json").read_text())
     written.pop("sandbox")
+    written.pop("clocks")
     return strip(written)
 
 

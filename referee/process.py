@@ -198,6 +198,15 @@ _FILE_SIGNS = (b"Too many open files", b"EMFILE")
 _DISK_SIGNS = (b"No space left on device", b"ENOSPC", b"File too large")
 
 
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (T: stopped), "" once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return ""
+
+
 class BotProcess:
     """A running bot: its keeper's pid, its protocol connection and its stderr file."""
 
@@ -241,6 +250,37 @@ class BotProcess:
     def pid(self) -> int:
         """The pid of the bot's keeper, which leads the bot's process group."""
         return self._pid
+
+    def freeze(self) -> bool:
+        """Stop every process of the bot (SIGSTOP, its bot keeper excepted) while it waits
+        for its next game: an idle process that played one seat rotation of a deal must
+        not compute, and so cannot signal what it saw (by CPU timing, say) to a process
+        of the same bot playing another rotation. True once all are stopped."""
+        return self._signal_all(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let the processes `freeze` stopped go on (before a game, or its end)."""
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: int) -> bool:
+        """`sig` to every live process below the bot keeper, again until none is left
+        running that did not get it (a fork in flight is caught by the next pass)."""
+        if self.keeper_gone.is_set():
+            return False
+        done: set[int] = set()
+        for _ in range(50):
+            pids = [pid for pid in descendants(self._pid) if pid not in done]
+            if sig == signal.SIGSTOP:
+                pids += [pid for pid in done if _state(pid) not in ("T", "t", "Z", "X", "")]
+            if not pids:
+                return True
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, sig)
+                done.add(pid)
+            if sig == signal.SIGCONT:
+                return True
+        return False
 
     def scratch_folder(self) -> Path | None:
         """Where the referee reaches the bot's scratch folder: its own folder without
@@ -294,14 +334,13 @@ class BotProcess:
                     piece = data[: STDERR_CAP - kept]
                     try:
                         handle.write(piece)
+                        kept += len(piece)
+                        if kept >= STDERR_CAP:
+                            handle.write(b"\n[referee: stderr cut at the size cap]\n")
                         handle.flush()
                     except OSError as exc:  # the disk is full, say: the bot plays on
                         self._stderr_lost(handle, exc)
                         handle = None
-                        continue
-                    kept += len(piece)
-                    if kept >= STDERR_CAP:
-                        handle.write(b"\n[referee: stderr cut at the size cap]\n")
         finally:
             if handle is not None:
                 with contextlib.suppress(OSError):  # the cap's note may not fit either

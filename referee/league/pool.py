@@ -204,6 +204,7 @@ class BotPool:
                 return None
             proc = fresh[-1]  # the most recently used: the others may be ended first
             idle.remove(proc)
+            proc.thaw()
             if await self._answers(proc, bot.name):
                 self.deals[proc].add(deal)
                 return proc
@@ -257,11 +258,13 @@ class BotPool:
             scratch = proc.scratch_folder()
             if scratch is not None:
                 empty_scratch(scratch)  # nothing carries over from one game to the next
+            proc.freeze()  # no idle process computes while another plays its deal
             self.idle[bot.name].append(proc)
             return
         await self._end(proc, polite=healthy)
 
     async def _end(self, proc: BotProcess, polite: bool = False) -> None:
+        proc.thaw()  # a kept process, stopped while idle, hears its bye
         if polite:
             await goodbye(proc.connection)
         await proc.stop()
@@ -275,6 +278,7 @@ class BotPool:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for proc in list(self.live):
+                    proc.thaw()
                     if proc.returncode is None:
                         nursery.start_soon(goodbye, proc.connection)
                     nursery.start_soon(proc.stop)

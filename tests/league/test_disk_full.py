@@ -292,7 +292,7 @@ first = subprocess.Popen(
 deadline = time.monotonic() + 120
 while recorded() < 3 and first.poll() is None and time.monotonic() < deadline:
     time.sleep(0.02)
-with open(f"{out}/filler", "wb") as filler:  # the disk fills up
+with open(f"{out}/filler", "wb", buffering=0) as filler:  # the disk fills up
     try:
         while True:
             filler.write(bytes(1 << 16))

@@ -116,18 +116,24 @@ def end_cgroup(path: str, timeout_s: float = END_S) -> bool:
     return True
 
 
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, session,
+    ...), or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _children() -> dict[int, list[int]]:
     """Each live process's children, from /proc (zombies have ended: they are left out)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != b"Z":
+        fields = stat_fields(entry)
+        if fields and fields[0] != b"Z":
             children.setdefault(int(fields[1]), []).append(int(entry))
     return children
 
@@ -167,10 +173,11 @@ def user_tasks(uid: int) -> int:
         try:
             if os.stat(f"/proc/{entry}").st_uid != uid:
                 continue
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                count += int(handle.read().rsplit(b")", 1)[1].split()[17])
-        except (OSError, IndexError, ValueError):
+        except OSError:
             continue
+        fields = stat_fields(entry)
+        if fields is not None and len(fields) > 17:
+            count += int(fields[17])
     return count
 
 

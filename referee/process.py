@@ -40,7 +40,7 @@ import trio
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
-from .keeper import descendants
+from .keeper import descendants, stat_fields
 from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
 from .text import NAME_RULE, name_problem, quoted
 
@@ -200,11 +200,8 @@ _DISK_SIGNS = (b"No space left on device", b"ENOSPC", b"File too large")
 
 def _state(pid: int) -> str:
     """A process's state letter from /proc (T: stopped), "" once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0].decode()
-    except (OSError, IndexError):
-        return ""
+    fields = stat_fields(pid)
+    return fields[0].decode() if fields else ""
 
 
 class BotProcess:
@@ -645,17 +642,11 @@ def _take_headroom() -> None:
 
 def _own_children() -> dict[int, tuple[str, int]]:
     """This process's children: each one's state and session."""
-    me = str(os.getpid())
+    me = os.getpid()
     found: dict[int, tuple[str, int]] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[1].decode() == me:
+        fields = stat_fields(entry) if entry.isdigit() else None
+        if fields and int(fields[1]) == me:
             found[int(entry)] = (fields[0].decode(), int(fields[3]))
     return found
 

@@ -57,6 +57,7 @@ REAP_S = 1.0  # a bot keeper reaps the orphans it adopted at least this often
 END_S = 5.0  # at most this long to kill and reap everything, then a bot keeper exits anyway
 REQUEST_BYTES = 1 << 18  # the largest request read (the referee sends at most half)
 FDS = 4  # stdin, stdout, stderr, control
+OOM_SCORE_ADJ = 1000  # a bot's: out of memory, the kernel kills bots first
 LIMITS = {
     "as": resource.RLIMIT_AS,
     "cpu": resource.RLIMIT_CPU,
@@ -263,6 +264,10 @@ def _exec_bot(fd: int, request: dict[str, object]) -> None:
     signal.set_wakeup_fd(-1)
     command = [str(word) for word in request["argv"]]  # type: ignore[attr-defined]
     env = {str(k): str(v) for k, v in request["env"].items()}  # type: ignore[attr-defined]
+    # The first the kernel's OOM killer takes. The bot may lower it to 0, never below:
+    # the referee, as root, runs at -500 (process._take_headroom), as a user at 0.
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write(str(OOM_SCORE_ADJ))
     cgroup = request.get("cgroup")
     if cgroup is not None:
         # Before exec, so that the bot's first instruction already runs inside. Should

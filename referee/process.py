@@ -625,12 +625,14 @@ def _become_subreaper() -> None:
 
 
 HEADROOM_FILES = 1 << 16
+REFEREE_OOM_SCORE_ADJ = -500  # as root; a bot's is 1000 (keeper.OOM_SCORE_ADJ)
 
 
 def _take_headroom() -> None:
     """Raise the referee's own soft limit of open files to its hard limit (at most
     `HEADROOM_FILES`): each bot's limits are its own (`Limits`), so what the referee
-    needs for its pipes, logs and connections no bot can use up."""
+    needs for its pipes, logs and connections no bot can use up. As root, also make
+    the referee the last the OOM killer would take."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -638,6 +640,11 @@ def _take_headroom() -> None:
     if soft != resource.RLIM_INFINITY and soft < want:
         with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    if os.geteuid() == 0:
+        # Out of memory, the kernel takes a bot (1000, at the lowest 0) before the
+        # referee and its keepers.
+        with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(REFEREE_OOM_SCORE_ADJ))
 
 
 def _own_children() -> dict[int, tuple[str, int]]:

@@ -141,6 +141,7 @@ def test_a_sandboxed_bot_cannot_break_out(runner: Runner) -> None:
     assert report["cap_eff"] == "0000000000000000"
     assert report["cap_bnd"] == "0000000000000000" or runner.mode == "user"
     assert report["no_new_privs"] == "1"
+    assert report["oom_score_adj"] == "1000"  # out of memory, bots go first
     if os.geteuid() == 0 and runner.mode == "root":
         assert BOT_UID_BASE <= int(str(report["uid"])) < BOT_UID_BASE + BOT_UIDS
     else:

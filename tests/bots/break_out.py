@@ -3,7 +3,8 @@ line to stderr with what it found, then plays legal move 0.
 
     python break_out.py PLACE...
 
-It reports its host-visible identity (uid, effective capabilities, no_new_privs),
+It reports its host-visible identity (uid, effective capabilities, no_new_privs,
+its OOM score adjustment and whether it could lower it),
 whether it could read /etc/shadow, open /proc/sys/kernel/core_pattern for writing,
 remount /usr and its own folder read-write (with mount(8) and with the mount system
 call itself), and create a file in its own folder, /usr, /etc and each PLACE (the
@@ -59,6 +60,18 @@ def can_open_for_writing(path: str) -> bool:
         return False
 
 
+def lowered(path: str) -> bool:
+    """Whether the OOM killer's preference for this process could be set below 0, the
+    lowest a process without privilege may have (the referee's, or above it)."""
+    try:
+        with open(path, "w") as handle:
+            handle.write("-1")
+    except OSError:
+        return False
+    with open(path) as handle:
+        return handle.read().strip() == "-1"
+
+
 def remounted(folder: str) -> bool:
     """Whether `folder` could be made writable again, by mount(8) or the system call."""
     done = subprocess.run(
@@ -77,6 +90,9 @@ report = {
     "cap_eff": status("CapEff"),
     "cap_bnd": status("CapBnd"),
     "no_new_privs": status("NoNewPrivs"),
+    "oom_score_adj": open("/proc/self/oom_score_adj").read().strip(),  # noqa: SIM115
+    "lower oom_score_adj": can_open_for_writing("/proc/self/oom_score_adj")
+    and lowered("/proc/self/oom_score_adj"),
     "read /etc/shadow": can_read("/etc/shadow"),
     "write core_pattern": can_open_for_writing("/proc/sys/kernel/core_pattern"),
     "remount /usr": remounted("/usr"),

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -381,29 +383,43 @@ def test_the_empty_cgroups_of_a_referee_that_is_gone_are_removed(
                 path.rmdir()
 
 
-def test_a_bot_that_kills_both_keepers_leaves_nothing_without_cgroups(tmp_path: Path) -> None:
+@pytest.mark.parametrize("who", ["root", "user"])
+def test_a_bot_that_kills_both_keepers_leaves_nothing_without_cgroups(
+    tmp_path: Path, who: str
+) -> None:
     """Without cgroups, a bot run as the referee's own user kills the referee's keeper and
     then its own bot keeper: its daemon is adopted by the referee itself (a subreaper),
-    which ends it by the time it exits."""
+    which ends it by the time it exits. The referee runs as the suite's user, and (as
+    root) as a throwaway unprivileged user too (see test_isolation)."""
+    from tests.test_isolation import Runner
+
+    if who == "root" and os.geteuid() != 0:
+        pytest.skip("the referee does not run as root here")
+    folder = Path(tempfile.mkdtemp(prefix="double-fork-"))
+    folder.chmod(0o755)
+    runner = Runner(who, folder)
+    if who == "user" and os.geteuid() == 0:
+        from tests.test_isolation import THROWAWAY_UID
+
+        os.chown(folder, THROWAWAY_UID, THROWAWAY_UID)
     token = new_token()
-    result = subprocess.run(
-        [
-            REFEREE,
+    try:
+        runner.env[cgroups.SWITCH] = "off"
+        result = runner.run(
             "play",
             "--sandbox",
             "none",
             "--set",
             "max_pip=6",
             "--log-dir",
-            str(tmp_path),
-            f"killer={PY} {DOUBLE_FORK} kill-both {token}",
-            f"player={PY} {DOUBLE_FORK} play {token}",
-        ],
-        env={**ENV, cgroups.SWITCH: "off"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert "grandchild" in "".join(p.read_text() for p in tmp_path.glob("*.stderr")), result
-    assert_none_left(token)
+            str(folder / "logs"),
+            f"killer={runner.python} {DOUBLE_FORK} kill-both {token}",
+            f"player={runner.python} {DOUBLE_FORK} play {token}",
+            timeout=120,
+        )
+        said = "".join(p.read_text() for p in (folder / "logs").glob("*.stderr"))
+        assert "grandchild" in said, result.stdout + result.stderr
+        assert_none_left(token)
+    finally:
+        kill_all(processes_with(token))
+        shutil.rmtree(folder, ignore_errors=True)

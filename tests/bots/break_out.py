@@ -8,7 +8,9 @@ its OOM score adjustment and whether it could lower it),
 whether it could read /etc/shadow, open /proc/sys/kernel/core_pattern for writing,
 remount /usr and its own folder read-write (with mount(8) and with the mount system
 call itself), and create a file in its own folder, /usr, /etc and each PLACE (the
-referee's virtual environment and its code, say). Every file it made is removed again.
+referee's virtual environment and its code, say), a place that lies in one of its
+own tmpfs (/tmp, /scratch, /dev/shm) not counting. Every file it made is removed
+again. Meant for a sandbox: without one, /tmp is the host's.
 """
 
 from __future__ import annotations
@@ -33,7 +35,25 @@ def status(key: str) -> str:
     return ""
 
 
+def own_devices() -> set[int]:
+    """The file systems that are the sandbox's own writable places (its tmpfs)."""
+    found = set()
+    for place in ("/tmp", "/scratch", "/dev/shm"):
+        try:
+            found.add(os.stat(place).st_dev)
+        except OSError:
+            continue
+    return found
+
+
 def can_write(folder: str) -> bool:
+    """Whether a file could be made in `folder`, outside the sandbox's own tmpfs (a
+    folder the sandbox made on the way to a bind inside its /tmp is the bot's own)."""
+    try:
+        if os.stat(folder).st_dev in OWN:
+            return False
+    except OSError:
+        return False
     path = os.path.join(folder, f".break-out-{os.getpid()}")
     try:
         with open(path, "w") as handle:
@@ -83,6 +103,7 @@ def remounted(folder: str) -> bool:
     return done.returncode == 0 or called or can_write(folder)
 
 
+OWN = own_devices()
 here = os.path.dirname(os.path.abspath(__file__))
 report = {
     "uid": os.getuid(),

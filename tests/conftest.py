@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No wall-clock limit on any example (Hypothesis's default is 200 ms, and "too slow"
+# data generation): on a loaded machine they fail tests whose subject is not time.
+settings.register_profile("referee", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("referee")
 
 
 class _ReadableTemp:

@@ -146,6 +146,9 @@ class BotSpec:
     sandbox: str = "none"  # or "bwrap": see referee.sandbox
     # Places of the referee's the sandbox must hide from this bot (logs, the league's files).
     hidden: tuple[Hidden, ...] = ()
+    # False: `name` was taken from the program's file name (no NAME= given), and the
+    # name the bot gives in its ready message replaces it in `referee play`.
+    named: bool = True
 
     @property
     def command(self) -> str:
@@ -174,10 +177,11 @@ def parse_bot(text: str, index: int = 0, label: str | None = None) -> BotSpec:
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError(f"{label}: empty command line")
-    if not name:
-        prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
-        name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
-    return BotSpec(name=name, argv=argv)
+    if name:
+        return BotSpec(name=name, argv=argv)
+    prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
+    name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
+    return BotSpec(name=name, argv=argv, named=False)
 
 
 # What a bot says last when a limit stops it: Python's, C's and C++'s, Node's, Java's.

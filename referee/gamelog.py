@@ -584,7 +584,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
         except msgspec.ValidationError as exc:
             if header is None:
                 why = _not_a_header(number, text, exc)
-                raise LogError(f"{path}: not a game log ({why})") from None
+                raise _not_a_log(path, why) from None
             raise LogError(f"{path}:{number}: {exc}") from None
         except msgspec.DecodeError as exc:
             last = number == len(texts)  # no newline after it: the writer stopped in it
@@ -596,7 +596,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
                     if last and "truncated" in str(exc)
                     else f"is not JSON: {exc}"
                 )
-                raise LogError(f"{path}: not a game log (line {number} {why})") from None
+                raise _not_a_log(path, f"line {number} {why}") from None
             raise LogError(f"{path}:{number}: not JSON: {exc}") from None
         if header is None:
             if not isinstance(line, Header):
@@ -653,7 +653,11 @@ def log_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise LogError(f"{path}: cannot read: {exc.strerror}") from None
     # By content, not by name: a renamed or copied log is read as what it is.
-    return _gunzip(path, raw) if raw.startswith(_GZIP_MAGIC) else raw
+    if raw.startswith(_GZIP_MAGIC):
+        return _gunzip(path, raw)
+    if path.name.endswith(".gz") and raw and _GZIP_MAGIC.startswith(raw):
+        raise LogError(f"{path}: a gzip file cut short (damaged or still being copied)")
+    return raw
 
 
 def _gunzip(path: Path, raw: bytes) -> bytes:
@@ -665,6 +669,15 @@ def _gunzip(path: Path, raw: bytes) -> bytes:
         raise LogError(f"{path}: a gzip file cut short (damaged or still being copied)") from None
     except (OSError, zlib.error) as exc:
         raise LogError(f"{path}: a damaged gzip file ({exc})") from None
+
+
+def _not_a_log(path: Path, why: str) -> LogError:
+    """What to say of a file whose first line is no log header: `why`, or, for a file
+    named as a compressed log (`.gz`) that holds neither gzip data nor a plain log, that
+    it is not gzip data (a damaged download or copy), rather than what its bytes are."""
+    if path.name.endswith(".gz"):
+        return LogError(f"{path}: not gzip data, though its name ends in .gz")
+    return LogError(f"{path}: not a game log ({why})")
 
 
 def _not_a_header(number: int, text: bytes, exc: msgspec.ValidationError) -> str:

@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -163,9 +164,14 @@ def play_from_cli(
 
 
 def bot_specs(
-    bots: tuple[str, ...], sandbox: str, env: dict[str, str] | None, limits: Limits | None
+    bots: tuple[str, ...],
+    sandbox: str,
+    env: dict[str, str] | None,
+    limits: Limits | None,
+    labels: Sequence[str] = (),
 ) -> list[BotSpec]:
-    """The bots' command lines as specs in `sandbox`; one-line exits for what cannot run."""
+    """The bots' command lines as specs in `sandbox`; one-line exits for what cannot run,
+    naming the bot by its label in `labels` (`bot N` past them: the Nth argument)."""
     sandbox, why_not = resolve(sandbox)
     if why_not is not None:
         click.echo(
@@ -173,10 +179,11 @@ def bot_specs(
         )
     elif sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
         fail(f"--sandbox bwrap: {problem}")
+    named = [labels[i] if i < len(labels) else f"bot {i + 1}" for i in range(len(bots))]
     specs: list[BotSpec] = []
     for i, text in enumerate(bots):
         try:
-            spec = replace(parse_bot(text, i), sandbox=sandbox, env=dict(env or {}))
+            spec = replace(parse_bot(text, i, named[i]), sandbox=sandbox, env=dict(env or {}))
             specs.append(replace(spec, limits=limits) if limits is not None else spec)
         except ValueError as exc:
             fail(str(exc))
@@ -184,7 +191,7 @@ def bot_specs(
         # As a league refuses its file: a bot that cannot start would only forfeit every
         # round, and the game would end with status 0 and the reason in the log alone.
         if (problem := unstartable(spec)) is not None:
-            fail(f"bot {i + 1} ({spec.name}): cannot start it: {problem}")
+            fail(f"{named[i]} ({spec.name}): cannot start it: {problem}")
     return specs
 
 

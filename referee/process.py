@@ -146,6 +146,9 @@ class BotSpec:
     sandbox: str = "none"  # or "bwrap": see referee.sandbox
     # Places of the referee's the sandbox must hide from this bot (logs, the league's files).
     hidden: tuple[Hidden, ...] = ()
+    # False: `name` was taken from the program's file name (no NAME= given), and the
+    # name the bot gives in its ready message replaces it in `referee play`.
+    named: bool = True
 
     @property
     def command(self) -> str:
@@ -153,12 +156,14 @@ class BotSpec:
         return shlex.join(self.argv)
 
 
-def parse_bot(text: str, index: int = 0) -> BotSpec:
+def parse_bot(text: str, index: int = 0, label: str | None = None) -> BotSpec:
     """`"NAME=cmd args"` or `"cmd args"` (named after the program) into a `BotSpec`.
 
     A NAME given must be a bot's name (`referee.text.name_problem`), else `ValueError`
-    names it and the argument; a name taken from the program's file name that is not
-    one (too long, a control character in it) is `botN` instead."""
+    names it and the argument, as `label` (default `bot N`, N = `index` + 1); a name
+    taken from the program's file name that is not one (too long, a control character
+    in it) is `botN` instead."""
+    label = label or f"bot {index + 1}"
     name = ""
     argument = text
     head, sep, rest = text.partition("=")
@@ -166,16 +171,17 @@ def parse_bot(text: str, index: int = 0) -> BotSpec:
         name, text = head, rest
         if (problem := name_problem(name)) is not None:
             raise ValueError(
-                f"bot {index + 1}: the name {quoted(name)} (NAME= of the argument "
+                f"{label}: the name {quoted(name)} (NAME= of the argument "
                 f"{quoted(argument)}) {problem}; {NAME_RULE}"
             )
     argv = tuple(shlex.split(text))
     if not argv:
-        raise ValueError(f"bot {index + 1}: empty command line")
-    if not name:
-        prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
-        name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
-    return BotSpec(name=name, argv=argv)
+        raise ValueError(f"{label}: empty command line")
+    if name:
+        return BotSpec(name=name, argv=argv)
+    prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
+    name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
+    return BotSpec(name=name, argv=argv, named=False)
 
 
 # What a bot says last when a limit stops it: Python's, C's and C++'s, Node's, Java's.

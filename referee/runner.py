@@ -24,7 +24,7 @@ from .process import BotProcess, BotSpec, start_bot
 from .rules import Rules
 from .sandbox import Hidden
 from .session import StartupError, goodbye, handshake
-from .text import file_stem
+from .text import NAME_MAX, file_stem, name_problem
 from .wire import rules_info
 
 log = logging.getLogger(__name__)
@@ -69,14 +69,43 @@ def game_places(log_path: Path, stderr_dir: Path | None) -> tuple[Hidden, ...]:
 
 
 def unique_names(specs: Sequence[BotSpec]) -> list[str]:
-    """Bot names, with `#2`, `#3` added where two bots share one."""
+    """Bot names, with `#2`, `#3` added where two bots share one (`distinct`)."""
+    return distinct([spec.name for spec in specs])
+
+
+def distinct(names: Sequence[str]) -> list[str]:
+    """`names` with `#2`, `#3` added to the second, third, ... of one name: the first
+    number that makes a name no other seat has (a bot may be called `a#2` itself),
+    the name cut to leave room for it within `NAME_MAX`."""
+    taken = set(names)
     seen: dict[str, int] = {}
     out = []
-    for spec in specs:
-        count = seen.get(spec.name, 0) + 1
-        seen[spec.name] = count
-        out.append(spec.name if count == 1 else f"{spec.name}#{count}")
+    for name in names:
+        if name not in seen:
+            seen[name] = 1
+            out.append(name)
+            continue
+        while True:
+            seen[name] += 1
+            suffix = f"#{seen[name]}"
+            candidate = name[: NAME_MAX - len(suffix)] + suffix
+            if candidate not in taken:
+                break
+        taken.add(candidate)
+        out.append(candidate)
     return out
+
+
+def seat_names(specs: Sequence[BotSpec], ready: Sequence[str | None]) -> list[str]:
+    """The seats' names once the bots are ready: a bot named after its program (no
+    NAME= given: `BotSpec.named` false) takes the name it gave in its ready message,
+    `ready[seat]`, when that is a bot's name (`name_problem`); every other seat, and
+    one whose bot gave none or an unusable one, keeps its own. Then made `distinct`."""
+    names = []
+    for spec, said in zip(specs, ready, strict=True):
+        usable = said is not None and name_problem(said) is None
+        names.append(said if usable and not spec.named and said is not None else spec.name)
+    return distinct(names)
 
 
 async def run_game(
@@ -101,12 +130,15 @@ async def run_game(
 
     Sandboxed bots get the log and stderr folders hidden (`game_places`).
     `seat_times` gives each seat its own clock (time odds); the log names a
-    seat's clock where it is not `time`."""
+    seat's clock where it is not `time`. The seats' names are `seat_names`: a bot
+    named after its program goes by its ready name; the log is begun with them, once
+    every bot has answered (or failed) its handshake."""
     lag.ensure_running()  # the game's clocks leave out the referee's own stalls
     places = game_places(log_path, stderr_dir)
     specs = [replace(s, hidden=(*s.hidden, *places)) if s.sandbox == "bwrap" else s for s in specs]
-    names = unique_names(specs)
     # The seat number tells two bots of one name apart; the name is made a file name.
+    # The file is named before the bot starts: after the name given or its program's,
+    # never the ready name a bot named after its program takes (`seat_names`).
     stderr_paths: list[Path | None] = [
         (stderr_dir / f"{log_stem(log_path)}-seat{i}-{file_stem(spec.name)}.stderr")
         if stderr_dir
@@ -117,31 +149,9 @@ async def run_game(
     times = list(seat_times) if seat_times is not None else [time] * len(specs)
     if len(times) != len(specs):
         raise ValueError(f"{len(times)} clocks for {len(specs)} bots")
-    header = make_header(
-        game=game_id,
-        rules=rules,
-        seed=seed,
-        bots=[
-            LogBot(
-                seat=i,
-                name=names[i],
-                command=s.command,
-                time=times[i] if times[i] != time else None,
-            )
-            for i, s in enumerate(specs)
-        ],
-        time=time,
-        policy=policy.value,
-        max_faults=max_faults,
-        bot_seed_key=key,
-    )
-    writer = LogWriter(log_path, header)
-    writers = [writer]
-    if seat_logs:
-        for i in range(len(specs)):
-            writers.append(LogWriter(seat_log_path(log_path, i), header, seat=i))
+    writers: list[LogWriter] = []
     procs: list[BotProcess | None] = [None] * len(specs)
-    seats = [Seat(name=names[i]) for i in range(len(specs))]
+    ready: list[str | None] = [None] * len(specs)
     early: list[Fault] = []
     try:
         async with trio.open_nursery() as nursery:
@@ -156,7 +166,32 @@ async def run_game(
                     )
                     for clock in times
                 ]
-                await _handshake_all(procs, hellos, early)
+                await _handshake_all(procs, hellos, early, ready)
+                # The log is begun once the seats have their names: it names them.
+                names = seat_names(specs, ready)
+                header = make_header(
+                    game=game_id,
+                    rules=rules,
+                    seed=seed,
+                    bots=[
+                        LogBot(
+                            seat=i,
+                            name=names[i],
+                            command=s.command,
+                            time=times[i] if times[i] != time else None,
+                        )
+                        for i, s in enumerate(specs)
+                    ],
+                    time=time,
+                    policy=policy.value,
+                    max_faults=max_faults,
+                    bot_seed_key=key,
+                )
+                writers.append(LogWriter(log_path, header))
+                if seat_logs:
+                    for i in range(len(specs)):
+                        writers.append(LogWriter(seat_log_path(log_path, i), header, seat=i))
+                seats = [Seat(name=name) for name in names]
                 for i, proc in enumerate(procs):
                     if proc is not None:
                         seats[i].connection = proc.connection
@@ -228,13 +263,19 @@ async def _start_all(
 
 
 async def _handshake_all(
-    procs: list[BotProcess | None], hellos: list[m.Hello], early: list[Fault]
+    procs: list[BotProcess | None],
+    hellos: list[m.Hello],
+    early: list[Fault],
+    names: list[str | None],
 ) -> None:
+    """Every started bot's handshake at once; `names` gets each ready bot's own name."""
+
     async def one(index: int, proc: BotProcess) -> None:
         hello = hellos[index]
         try:
             ready, _ = await handshake(proc.connection, hello, hello.time.startup_ms / 1000)
             log.info("seat %d: %s %s ready", index, ready.name, ready.version)
+            names[index] = ready.name
         except StartupError as exc:
             detail = f"{exc}{await proc.exit_note()}"
             early.append(Fault(index, FaultKind.STARTUP_FAILURE, detail))

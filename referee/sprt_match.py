@@ -205,7 +205,7 @@ def run_match(setup: MatchSetup) -> None:
 
 def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     from .commands.common import STOPPED, wide_console
-    from .commands.league_options import open_cluster, resume_command
+    from .commands.league_options import open_cluster, resume_command, say_nothing_to_resume
     from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, parse_config
     from .league.ledger import LedgerError
@@ -222,6 +222,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
         config = parse_config(data, here, out=out)
     except (ConfigError, ClusterError, OutputError) as exc:
         fail(str(exc))
+    say_nothing_to_resume(out, setup.resume, "match")
     lines = Lines(to_err=setup.as_json)
     judge = Judge(config, lines)
 

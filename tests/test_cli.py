@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
+from referee.league.config import load_config
 from referee.rules import PRESETS, VARIANTS, preset
 from referee.selfplay import play_random
 
@@ -55,17 +57,35 @@ def test_rules_celko_with_six_players_prints_toml() -> None:
     parsed = toml_of(result.stdout)
     rules = parsed["rules"]
     assert isinstance(rules, dict)
-    assert rules["players"] == 6
+    # What a league file takes: no `players` in [rules], said as a comment instead.
+    assert "players" not in rules
+    assert result.stdout.splitlines()[1] == (
+        "# players = 6: in a league file, the table size is [league] table"
+    )
     assert rules["hand_size"] == 12
     assert rules["first_turn"] == "long"
-    assert rules == preset("celko", players=6).to_dict()
+    assert {**rules, "players": 6} == preset("celko", players=6).to_dict()
+
+
+def test_rules_printed_are_a_league_files_rules_table(tmp_path: Path) -> None:
+    result = run("rules", "celko", "--set", "players=6")
+    assert result.exit_code == 0, result.output
+    bots = "".join(f'[[bot]]\nname = "b{i}"\ncommand = ["true"]\n' for i in range(6))
+    league = tmp_path / "league.toml"
+    league.write_text(f'[league]\nname = "l"\ntable = 6\n{result.stdout}{bots}')
+    config = load_config(league, check_programs=False)
+    assert config.rules.to_dict() == preset("celko", players=6).to_dict()
 
 
 @pytest.mark.parametrize("name", [*PRESETS, "standard+teams+swan-drive"])
 def test_rules_prints_every_preset_resolved(name: str) -> None:
     result = run("rules", name)
     assert result.exit_code == 0, result.output
-    assert toml_of(result.stdout) == {"rules": preset(name).to_dict()}
+    resolved = preset(name).to_dict()
+    assert result.stdout.splitlines()[1] == (
+        f"# players = {resolved.pop('players')}: in a league file, the table size is [league] table"
+    )
+    assert toml_of(result.stdout) == {"rules": resolved}
 
 
 def test_rules_several_sets_apply_in_order() -> None:
@@ -73,7 +93,8 @@ def test_rules_several_sets_apply_in_order() -> None:
     assert result.exit_code == 0, result.output
     rules = toml_of(result.stdout)["rules"]
     assert isinstance(rules, dict)
-    assert (rules["max_pip"], rules["players"], rules["hand_size"]) == (9, 7, 6)
+    assert (rules["max_pip"], rules["hand_size"]) == (9, 6)
+    assert "# players = 7:" in result.stdout
 
 
 @pytest.mark.parametrize(

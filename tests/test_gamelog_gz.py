@@ -108,10 +108,21 @@ def test_find_log_prefers_the_compressed_log(tmp_path: Path) -> None:
     [
         (lambda b: b[: len(b) // 2], "a gzip file cut short"),
         (lambda b: b[:2], "a gzip file cut short"),
+        (lambda b: b[:1], "a gzip file cut short"),
+        (lambda b: b"<html>404 Not Found</html>\n", "not gzip data, though its name ends in .gz"),
+        (lambda b: b"\x00\x01binary" + b[2:], "not gzip data, though its name ends in .gz"),
         (lambda b: b[:200] + bytes(x ^ 0xFF for x in b[200:260]) + b[260:], "a damaged gzip file"),
         (lambda b: b + b"more", "a damaged gzip file"),
     ],
-    ids=["truncated", "magic-only", "flipped", "trailing-bytes"],
+    ids=[
+        "truncated",
+        "magic-only",
+        "first-byte",
+        "not-gzip-text",
+        "not-gzip-bytes",
+        "flipped",
+        "trailing-bytes",
+    ],
 )
 def test_a_damaged_gzip_is_one_line_and_exit_2(
     tmp_path: Path, damage: Callable[[bytes], bytes], expected: str

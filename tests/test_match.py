@@ -124,6 +124,37 @@ def test_bad_input_exit_2_one_line() -> None:
         assert words in lines[0], lines[0]
 
 
+def test_resume_with_nothing_to_resume_says_so_and_starts_the_match(tmp_path: Path) -> None:
+    token = new_token()
+    out = tmp_path / "typo"
+    args = [REFEREE, "match", bot("greedy", token), bot("random", token), *TINY]
+    args += ["--max-games", "2", "--out", str(out), "--resume"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr  # undecided after one unit: not H1
+    said = f"referee: nothing to resume in {out}: starting a new match"
+    assert done.stderr.splitlines().count(said) == 1, done.stderr
+    assert (out / "league.db").is_file()
+    assert_none_left(token)
+
+
+def test_a_bot_that_cannot_start_is_named_as_the_command_names_it(tmp_path: Path) -> None:
+    # NEW and BASE, and the field by its --field, not "bot 1" and "bot 2".
+    good = bot("random", "x")
+    ghost = str(tmp_path / "ghost.py")
+    for args, said in (
+        ([f"ghost={ghost}", good], "NEW (ghost): cannot start it: "),
+        ([good, f"ghost={ghost}"], "BASE (ghost): cannot start it: "),
+        ([good, good, "--table", "3", "--field", good, "--field", ghost], "--field 2 (ghost): "),
+        (["x=", good], "NEW: empty command line"),
+        ([good, "bad\tname=x"], "BASE: the name "),
+    ):
+        result = CliRunner().invoke(main, ["match", *args, *TINY])
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stdout == ""
+        assert result.stderr.startswith(f"referee: error: {said}"), result.stderr
+        assert result.stderr.count("\n") == 1
+
+
 def test_a_match_on_a_cluster_plays_its_games_on_the_workers(tmp_path: Path) -> None:
     token = new_token()
     out = tmp_path / "out"

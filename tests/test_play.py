@@ -34,6 +34,7 @@ from referee.process import STDERR_CAP, BotSpec, Limits
 from referee.replay import states, verify
 from referee.rules import Rules, legal_moves, preset
 from referee.runner import GameReport, run_game
+from referee.text import NAME_MAX, name_problem
 from tests._procs import assert_none_left, new_token
 
 PY = sys.executable
@@ -573,6 +574,62 @@ def test_bad_input_is_one_line_and_exit_2(
     assert named in result.stderr
     assert table.groups == []  # nothing was started
     assert list(tmp_path.iterdir()) == []  # and no log written
+
+
+def named_game(tmp_path: Path, ready_name: str, *extra: str) -> tuple[Result, GameLog]:
+    """`referee play` of two bots named after their program (tests/bots/ready_name.py,
+    which says $READY_NAME when ready), the sample random bot (ready as "random") and
+    greedy given a NAME=; one round of double-6, its log read."""
+    named = f"{PY} {BOTS / 'ready_name.py'}"
+    bots = [named, named, f"{PY} {SAMPLES / 'random_bot.py'}"]
+    bots.append(f"g={PY} {SAMPLES / 'greedy_bot.py'}")
+    args = ["play", *bots, "--set", "max_pip=6", "--set", "rounds=single", "--seed", "5"]
+    args += ["--log-dir", str(tmp_path), "--env", f"READY_NAME={ready_name}", *CLOCKS, *extra]
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    return result, read_log(tmp_path / "game-5.jsonl.gz")
+
+
+def test_a_seat_named_after_its_program_goes_by_its_ready_name(
+    table: Table, tmp_path: Path
+) -> None:
+    # Two bots ready as one name stay apart (#2); a NAME= given is kept over the ready
+    # name ("g", not "greedy").
+    names = ["shout", "shout#2", "random", "g"]
+    result, log = named_game(tmp_path / "text", "shout")
+    assert [b.name for b in log.header.bots] == names
+    assert result.stdout.splitlines()[0].startswith("game game-")
+    assert ": shout, shout#2, random, g | standard | seed 5 |" in result.stdout.splitlines()[0]
+    rows = [line for line in result.stdout.splitlines() if line.startswith(("│", "|"))]
+    assert [name for name in names if any(f" {name} " in row for row in rows)] == names
+    # The stderr files are named before the bots start: after the program.
+    kept = sorted(p.name for p in (tmp_path / "text").glob("*.stderr"))
+    assert kept == ["game-5-seat0-ready_name.stderr", "game-5-seat1-ready_name.stderr"]
+    result, log = named_game(tmp_path / "json", "shout", "--json")
+    seats = json.loads(result.stdout)["seats"]
+    assert [seat["name"] for seat in seats] == names
+    assert [Path(seat["stderr"]).name for seat in seats[:2]] == kept
+    assert [b.name for b in log.header.bots] == names
+
+
+@pytest.mark.parametrize(
+    "ready_name", ["tab\there", "x" * 65, " padded", ""], ids=["control", "long", "space", "empty"]
+)
+def test_a_ready_name_that_is_no_bots_name_keeps_the_programs(
+    table: Table, tmp_path: Path, ready_name: str
+) -> None:
+    result, log = named_game(tmp_path, ready_name, "--json")
+    names = ["ready_name", "ready_name#2", "random", "g"]
+    assert [seat["name"] for seat in json.loads(result.stdout)["seats"]] == names
+    assert [b.name for b in log.header.bots] == names
+
+
+def test_distinct_names_never_collide_and_stay_within_the_name_rule() -> None:
+    assert runner.distinct(["a", "a#2", "a", "b", "a"]) == ["a", "a#2", "a#3", "b", "a#4"]
+    long = "x" * NAME_MAX
+    out = runner.distinct([long, long])
+    assert out[0] == long and out[1] == "x" * (NAME_MAX - 2) + "#2"
+    assert all(name_problem(name) is None for name in out)
 
 
 def test_an_empty_command_line_is_a_usage_error(tmp_path: Path) -> None:

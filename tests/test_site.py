@@ -187,6 +187,21 @@ def test_the_command_builds_and_refuses_a_folder_without_a_league(
     ]
 
 
+def test_the_command_refuses_a_file_or_a_missing_folder_in_one_line(tmp_path: Path) -> None:
+    a_file = tmp_path / "league.toml"
+    a_file.write_text("[league]\n")
+    missing = tmp_path / "nowhere"
+    for path, said in (
+        (a_file, "not a folder; give a league's output folder (its --out)"),
+        (missing, "no such folder"),
+    ):
+        result = CliRunner().invoke(main, ["site", str(path)])
+        assert result.exit_code == 2
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [f"referee: error: {path}: {said}"]
+    assert not missing.exists()  # nothing made where nothing was
+
+
 def test_bot_pages_have_one_safe_file_name_each() -> None:
     names = ["a", "a.b", ".a", "a~2E", "日本", "<x>", "a_b-c", "a b", "a-b", "<" * 64]
     files = [bot_file(n) for n in names]

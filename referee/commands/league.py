@@ -17,6 +17,7 @@ from .league_options import (
     quiet_option,
     report_every_option,
     resume_command,
+    say_nothing_to_resume,
     say_written,
     site_option,
 )
@@ -79,6 +80,7 @@ def league_cmd(
     workers = jobs or config.jobs or default_jobs()
     site = live_site(config, site_dir, report_every)
     resume_cmd = resume_command(config.out)
+    say_nothing_to_resume(config.out, resume)
 
     used: list[Cluster] = []
     judge, lines = match_judge(config, quiet)

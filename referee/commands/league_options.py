@@ -1,6 +1,7 @@
 """What `league` and `serve` share: the --cluster, --quiet, --report-every and --site
 options, the league file read with the command's options applied, the cluster,
-and the command line that resumes an interrupted league."""
+and the command line that resumes an interrupted league (or the line saying there
+is nothing to resume)."""
 
 from __future__ import annotations
 
@@ -130,6 +131,15 @@ def load_league(
             err=True,
         )
     return config
+
+
+def say_nothing_to_resume(out: Path, resume: bool, what: str = "league") -> None:
+    """With --resume but no ledger in `out` (a mistyped --out, a first run), say on
+    stderr that a new `what` starts there, rather than start it silently."""
+    if resume and not (out / "league.db").exists():
+        from ..text import shown
+
+        click.echo(f"referee: nothing to resume in {shown(out)}: starting a new {what}", err=True)
 
 
 def resume_command(out: Path) -> str:

@@ -146,7 +146,10 @@ def match_cmd(
         processes=max_processes,
         scratch_mb=scratch_mb,
     )
-    specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, parse_env(env_pairs), limits)
+    # Named as the command's help names them: NEW, BASE, and the field by --field.
+    labels = ["NEW", "BASE", *(f"--field {i + 1}" for i in range(len(fields)))]
+    env = parse_env(env_pairs)
+    specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, env, limits, labels)
     seating = pairing(specs[0], specs[1], specs[2:], table)
     overrides: dict[str, Any] = dict(parse_sets(sets))
     if "players" in overrides:

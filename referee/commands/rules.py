@@ -14,7 +14,9 @@ from .common import fail, parse_sets
     "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one option (repeatable)."
 )
 def rules_cmd(name: str | None, sets: tuple[str, ...]) -> None:
-    """List the presets, or print preset NAME[+variant...] resolved as TOML."""
+    """List the presets, or print preset NAME[+variant...] resolved as TOML: the [rules]
+    table of a league file. A league file takes no `players` (its games' table size is
+    `table` in [league]), so the player count the options were resolved for is a comment."""
     if name is None:
         if sets:
             fail("--set needs a preset name: referee rules NAME --set key=value")
@@ -30,4 +32,5 @@ def rules_cmd(name: str | None, sets: tuple[str, ...]) -> None:
     except RulesError as exc:
         fail(str(exc))
     click.echo(f"# referee rules {name}" + "".join(f" --set {s}" for s in sets))
-    click.echo(to_toml(rules), nl=False)
+    click.echo(f"# players = {rules.players}: in a league file, the table size is [league] table")
+    click.echo(to_toml(rules, omit=("players",)), nl=False)

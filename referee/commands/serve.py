@@ -17,6 +17,7 @@ from .league_options import (
     quiet_option,
     report_every_option,
     resume_command,
+    say_nothing_to_resume,
     say_written,
     site_option,
 )
@@ -78,6 +79,7 @@ def serve_cmd(
     workers = jobs or config.jobs or default_jobs()
     judge, lines = match_judge(config, quiet)
     site = live_site(config, site_dir, report_every)
+    say_nothing_to_resume(config.out, resume)
 
     async def run() -> Standings:
         result: list[Standings] = []

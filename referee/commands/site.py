@@ -8,7 +8,7 @@ from .common import fail
 
 
 @click.command("site")
-@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.argument("out_dir")  # checked by `read_league`: a file or no folder is one line
 @click.option(
     "--to",
     "to_dir",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .tiles import set_size
@@ -362,10 +362,12 @@ def _build(options: Mapping[str, Any]) -> Rules:
     return Rules(**changes)
 
 
-def to_toml(rules: Rules) -> str:
-    """The resolved options as a TOML table, one `key = value` a line."""
+def to_toml(rules: Rules, omit: Collection[str] = ()) -> str:
+    """The resolved options as a TOML table, one `key = value` a line, but those in `omit`."""
     lines = ["[rules]"]
     for key, value in rules.to_dict().items():
+        if key in omit:
+            continue
         if isinstance(value, bool):
             text = "true" if value else "false"
         elif isinstance(value, int):

@@ -118,6 +118,10 @@ def _meta(ledger: Ledger) -> dict[str, str]:
 
 def read_league(out: Path, title: str | None) -> League:
     """The league in `out` as the ledger holds it; `SiteError` if there is none."""
+    if not out.exists():
+        raise SiteError(f"{out}: no such folder")
+    if not out.is_dir():
+        raise SiteError(f"{out}: not a folder; give a league's output folder (its --out)")
     db = out / "league.db"
     if not db.is_file():
         raise SiteError(f"{out}: no league.db here; is this a league's output folder?")

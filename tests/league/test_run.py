@@ -591,6 +591,23 @@ def test_the_command_line_refuses_a_finished_ledger_without_resume_or_a_changed_
     assert processes_with(token) == []
 
 
+def test_resume_with_nothing_to_resume_says_so_and_starts_the_league(tmp_path: Path) -> None:
+    token = new_token()
+    path = write_league(tmp_path, [first("a", token), first("b", token)], table=2, deals=1)
+    out = tmp_path / "out"
+    args = ["league", str(path), "--out", str(out), "--resume", "-q"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    said = f"referee: nothing to resume in {out}: starting a new league"
+    assert result.stderr.splitlines().count(said) == 1, result.stderr
+    assert len(ledger_records(out)) == 2  # the whole league, played
+    again = CliRunner().invoke(main, args)  # now there is a ledger: nothing said
+    assert again.exit_code == 0, again.output
+    assert "nothing to resume" not in again.stderr
+    assert len(ledger_records(out)) == 2
+    assert processes_with(token) == []
+
+
 def test_a_ledger_from_before_notices_moves_its_stale_replies_out_of_faults(
     tmp_path: Path,
 ) -> None:

@@ -786,7 +786,8 @@ def reference_markdown() -> str:
                 "there; an option left out keeps the preset's value: "
                 + ", ".join(f"`{o}`" for o in options)
                 + ". Not `players`: the players of each game are `table` in [league] "
-                "(so leave out the `players` line of what `referee rules NAME` prints).",
+                "(`referee rules NAME` prints the table a league file takes: the player "
+                "count its options were resolved for is a comment, not a `players` line).",
             ]
         lines.append("")
     top = [k for k in keys("") if k.name not in tables()]

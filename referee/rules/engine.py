@@ -336,7 +336,10 @@ def _end_turn(state: State, marker: bool) -> State:
     state.to_move = nxt
     state.turn_first = state.first_pending[nxt]
     if marker and not state.boneyard and _blocked(state):
-        return _close_round(state, RoundEnd.BLOCKED)
+        # With `first_turns_complete`, a seat may be out already while the first turns
+        # left end blocked: the round was won by going out, and ends so.
+        out = any(not h for h in state.hands)
+        return _close_round(state, RoundEnd.OUT if out else RoundEnd.BLOCKED)
     return state
 
 

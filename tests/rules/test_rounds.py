@@ -6,6 +6,8 @@ the Mexican train is train 4. Boneyards are given explicitly.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from referee.rules import (
@@ -347,3 +349,21 @@ def test_partners_share_ranks_and_count_once() -> None:
     four = preset("standard+teams", rounds="single")
     assert ranks((10, 20, 10, 20), (0, 30, 0, 30), rules=four) == (1, 2, 1, 2)
     assert ranks((10, 10, 10, 10), rules=four) == (1, 1, 1, 1)
+
+
+def test_first_turns_left_blocked_after_a_seat_went_out_end_the_round_as_out() -> None:
+    # masters (first_turns_complete): seat 0 goes out in its long first turn; seat 1,
+    # in its own, lays 0-0, draws the boneyard's last tile and passes; seat 2, still
+    # waiting for its first turn, could play nothing. The round ends there, won by
+    # going out (a game the property tests found: seed 1056, moves from Random(0)).
+    rules = preset("masters", max_pip=6, players=3, rounds="single")
+    state = new_game(rules, 1056)
+    dealt = state.hands[2]
+    chooser = random.Random(0)
+    while not state.results:
+        state = apply(state, chooser.choice(legal_moves(state)))
+    last = state.results[-1]
+    assert last.end is RoundEnd.OUT
+    assert last.out == (0,)
+    assert last.hands[0] == () and last.hands[2] == dealt  # seat 2 never had a turn
+    assert state.outcome is not None and state.outcome.ranks[0] == 1

@@ -15,7 +15,7 @@ from rich.text import Text
 from .faults import FaultKind
 from .match import Decision, GameResult, Recorder
 from .rules import RoundEnd, RoundResult, Rules, State
-from .text import markup, shown
+from .text import last_line, markup, shown
 
 
 class RoundPrinter(Recorder):
@@ -84,22 +84,6 @@ def result_table(rules: Rules, names: list[str], result: GameResult) -> Table:
             faults,
         )
     return table
-
-
-LAST_LINE_CHARS = 200  # of a bot's last stderr line, in a note under the result
-
-
-def last_line(path: Path) -> str:
-    """The last non-blank line of a text file (read from its end), cut to `LAST_LINE_CHARS`.
-
-    Lines end at newlines only: a carriage return or another control character is
-    part of the line (and shown escaped)."""
-    with path.open("rb") as handle:
-        handle.seek(max(0, path.stat().st_size - 8192))
-        tail = handle.read().decode("utf-8", "replace")
-    lines = [line.strip() for line in tail.split("\n") if line.strip()]
-    line = lines[-1] if lines else ""
-    return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
 
 
 def stderr_notes(names: list[str], result: GameResult, stderr: list[Path | None]) -> list[str]:

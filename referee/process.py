@@ -42,7 +42,7 @@ from .connection import Connection
 from .faults import FaultKind
 from .keeper import descendants, stat_fields
 from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
-from .text import NAME_RULE, name_problem, quoted
+from .text import NAME_RULE, last_line, name_problem, quoted
 
 log = logging.getLogger(__name__)
 
@@ -395,6 +395,21 @@ class BotProcess:
                 self.exited.set()
             elif word == "error":
                 self.start_error = rest
+
+    async def start_note(self, wait_s: float = 0.5) -> str:
+        """What a person needs to see a failed start's cause: the command, the folder it
+        ran in, and where its stderr is kept with the last line it holds (its stderr is
+        waited for up to `wait_s`: a bot that could not open its script says why there)."""
+        with trio.move_on_after(wait_s):
+            await self.stderr_done.wait()
+        spec = self.spec
+        note = f"; ran {shlex.join(spec.argv)} in {spec.cwd or os.getcwd()}"
+        path = self.stderr_path
+        if path is not None and path.is_file() and path.stat().st_size:
+            note += f"; stderr in {path}, last line: {last_line(path)}"
+        else:
+            note += "; it wrote nothing to stderr"
+        return note
 
     async def exit_note(self, wait_s: float = 0.5) -> str:
         """Why the bot may have stopped answering: its exit, if it exits within `wait_s`."""
@@ -845,6 +860,29 @@ def unstartable(spec: BotSpec) -> str | None:
     if not os.access(path, os.X_OK):
         return f"{program!r} is not executable (chmod +x, or name its interpreter first)"
     return None
+
+
+# Programs whose first argument, when it is not an option, is the bot's script.
+_INTERPRETERS = re.compile(
+    r"(python|pypy|node|nodejs|sh|bash|dash|zsh|ksh|ruby|perl|php|lua|Rscript|julia)[0-9.]*"
+)
+
+
+def missing_script(spec: BotSpec) -> str | None:
+    """Why the script an interpreter is given cannot be there (`python bot.py` run in a
+    folder without bot.py), in words naming it and the folder; None when it is there or
+    the command is not of that form (an option first, `-m module`, a program alone, an
+    absolute path)."""
+    argv = spec.argv
+    if len(argv) < 2 or not _INTERPRETERS.fullmatch(Path(argv[0]).name):
+        return None
+    script = argv[1]
+    if script.startswith(("-", "/")) or ("/" not in script and not Path(script).suffix):
+        return None  # an option, an absolute path (perhaps on a cluster's workers only)
+    folder = Path(spec.cwd or ".")
+    if (folder / script).exists():
+        return None
+    return f"{script!r}: no such file in {folder.resolve()}"
 
 
 def describe_exit(code: int | None) -> str:

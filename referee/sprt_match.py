@@ -125,6 +125,7 @@ class MatchSetup:
     time_new: TimeControl | None = None  # NEW's own clock (time odds); None: `time`
     time_base: TimeControl | None = None
     cluster: str | None = None  # --cluster: local:N or a scheduler's address
+    keep_going: bool = False  # --keep-going: no failed start stops the match
 
 
 def _clock(t: TimeControl) -> dict[str, int]:
@@ -174,6 +175,8 @@ def league_data(setup: MatchSetup) -> dict[str, Any]:
     }
     if setup.output_cap is not None:
         league["max_output_kb"] = setup.output_cap // 1024
+    if setup.keep_going:
+        league["start_failures"] = 0
     match: dict[str, Any] = {
         "new": names[0],
         "base": names[1],
@@ -205,11 +208,17 @@ def run_match(setup: MatchSetup) -> None:
 
 def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     from .commands.common import STOPPED, wide_console
-    from .commands.league_options import open_cluster, resume_command, say_nothing_to_resume
+    from .commands.league_options import (
+        cannot_play_line,
+        open_cluster,
+        resume_command,
+        say_nothing_to_resume,
+    )
     from .league.cluster import ClusterError, check_target
     from .league.config import ConfigError, parse_config
     from .league.ledger import LedgerError
     from .league.run import LeagueStopped, run_league
+    from .league.starts import CannotPlay
     from .outputs import OutputError, ready_folder
 
     data = league_data(setup)
@@ -243,6 +252,11 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
         run_trio(play)
     except (LedgerError, ClusterError, OutputError) as exc:
         fail(str(exc))
+    except CannotPlay as exc:
+        resume = (
+            "run it again" if setup.out is None else f"resume with: {resume_command(setup.out)}"
+        )
+        fail(cannot_play_line(str(exc), resume))
     except LeagueStopped as exc:  # its own disk is full
         if setup.out is None:
             fail(f"{exc.cause}; the match stopped (its games were in a temporary folder)", STOPPED)

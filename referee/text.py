@@ -30,6 +30,7 @@ import hashlib
 import logging
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape as _markup_escape
@@ -136,3 +137,27 @@ class ShownFormatter(logging.Formatter):
 
 def _lines(text: str) -> str:
     return "\n".join(shown(line) for line in text.split("\n"))
+
+
+_NODE_VERSION = re.compile(r"Node\.js v[0-9][0-9.]*")
+_ERROR_LINE = re.compile(r"[A-Za-z_]*(Error|Exception)\b")
+LAST_LINE_CHARS = 200  # of a bot's last stderr line, in a note under a result or a failed start
+
+
+def last_line(path: Path) -> str:
+    """The last non-blank line of a text file (read from its end), cut to `LAST_LINE_CHARS`.
+
+    Lines end at newlines only: a carriage return or another control character is
+    part of the line (and shown escaped)."""
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 8192))
+        tail = handle.read().decode("utf-8", "replace")
+    lines = [line.strip() for line in tail.split("\n") if line.strip()]
+    if len(lines) > 1 and _NODE_VERSION.fullmatch(lines[-1]):
+        # Node.js ends an uncaught error with its stack, the error's fields and its
+        # version: the error's own line is above them.
+        lines.pop()
+        errors = [line for line in lines if _ERROR_LINE.match(line)]
+        lines = errors or lines
+    line = lines[-1] if lines else ""
+    return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"

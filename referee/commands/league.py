@@ -9,7 +9,9 @@ import click
 
 from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
+    cannot_play_line,
     cluster_option,
+    keep_going_option,
     live_site,
     load_league,
     match_judge,
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 @quiet_option
 @report_every_option
 @site_option
+@keep_going_option
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -60,6 +63,7 @@ def league_cmd(
     quiet: bool,
     report_every: int,
     site_dir: str | None,
+    keep_going: bool,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT].
@@ -72,10 +76,11 @@ def league_cmd(
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
     from ..league.run import LeagueStopped, print_outcome, run_league
+    from ..league.starts import CannotPlay
     from ..outputs import OutputError
     from ..site import SiteError
 
-    config = load_league(config_file, out, sandbox, cluster)
+    config = load_league(config_file, out, sandbox, cluster, keep_going)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
     site = live_site(config, site_dir, report_every)
@@ -107,6 +112,8 @@ def league_cmd(
         fail(str(exc))
     except LeagueStopped as exc:  # its own disk is full
         fail(exc.line(f"resume with: {resume_cmd}"), STOPPED)
+    except CannotPlay as exc:
+        fail(cannot_play_line(str(exc), f"resume with: {resume_cmd}"))
     except KeyboardInterrupt:
         click.echo(
             "referee: interrupted; games in progress were abandoned (not scored) and every "

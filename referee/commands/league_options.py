@@ -47,6 +47,14 @@ report_every_option = click.option(
     help="Print the standings so far after every N games (default 0: only at the end).",
 )
 
+keep_going_option = click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Play on even when a bot fails to start in each of its first games "
+    "(league.start_failures) or no bot can start: every game is recorded. The failed "
+    "starts are still named as they happen, and listed in the standings.",
+)
+
 site_option = click.option(
     "--site",
     "site_dir",
@@ -100,12 +108,16 @@ async def open_cluster(target: str | None, jobs: int) -> AsyncIterator[Cluster |
 
 
 def load_league(
-    config_file: str, out: str | None, sandbox: str | None, cluster: str | None
+    config_file: str,
+    out: str | None,
+    sandbox: str | None,
+    cluster: str | None,
+    keep_going: bool = False,
 ) -> LeagueConfig:
     """The league file with --out and --sandbox applied, and --cluster checked; a bad
     file or cluster address is a one-line error (exit 2) before anything starts. Bots
     that "auto" leaves without a sandbox (bubblewrap does not work) are named in one
-    line on stderr."""
+    line on stderr. With `keep_going`, no failed start stops the league."""
     from pathlib import Path
 
     from ..league.cluster import ClusterError, check_target
@@ -120,6 +132,10 @@ def load_league(
         ready_folder(config.out, "--out" if out else "league.out")
     except (ConfigError, ClusterError, OutputError) as exc:
         fail(str(exc))
+    if keep_going:
+        import dataclasses
+
+        config = dataclasses.replace(config, start_failures=0)
     if config.sandbox_note is not None:
         bare = [b.name for b in config.bots if not b.tcp and b.spec.sandbox == "none"]
         click.echo(
@@ -196,3 +212,11 @@ def say_written(console: Console, config: LeagueConfig, site: LiveSite | None) -
     if site is not None and site.report is not None:
         folder = shown(site.report.folder.resolve())
         console.print(f"results site written to {folder}/index.html", markup=False)
+
+
+def cannot_play_line(reason: str, resume: str) -> str:
+    """The one line of a league stopped because a bot does not start (`CannotPlay`)."""
+    return (
+        f"{reason}; the league stopped, and no game with those failed starts was recorded. "
+        f"Fix the bot, then {resume}; or play on regardless with --keep-going"
+    )

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .common import AUTHOR_SANDBOX, env_option, fail, parse_env, parse_sets, sandbox_option
-from .league_options import cluster_option
+from .league_options import cluster_option, keep_going_option
 from .play import game_options, time_options
 
 
@@ -77,6 +77,7 @@ from .play import game_options, time_options
 @click.option("--json", "as_json", is_flag=True, help="Print only the result, as JSON.")
 @game_options
 @time_options
+@keep_going_option
 def match_cmd(
     new: str,
     base: str,
@@ -109,6 +110,7 @@ def match_cmd(
     bank_ms: int,
     increment_ms: int,
     grace_ms: int,
+    keep_going: bool,
 ) -> None:
     """Is NEW stronger than BASE? Paired duplicate games until a sequential test decides.
 
@@ -176,5 +178,6 @@ def match_cmd(
             time_new=clocks[0],
             time_base=clocks[1],
             cluster=cluster,
+            keep_going=keep_going,
         )
     )

@@ -9,7 +9,9 @@ import click
 
 from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
+    cannot_play_line,
     cluster_option,
+    keep_going_option,
     live_site,
     load_league,
     match_judge,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 @quiet_option
 @report_every_option
 @site_option
+@keep_going_option
 def serve_cmd(
     sandbox: str | None,
     config_file: str,
@@ -52,6 +55,7 @@ def serve_cmd(
     quiet: bool,
     report_every: int,
     site_dir: str | None,
+    keep_going: bool,
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
@@ -65,6 +69,7 @@ def serve_cmd(
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
     from ..league.run import LeagueStopped, print_outcome
+    from ..league.starts import CannotPlay
     from ..outputs import OutputError
     from ..server import serve_league
     from ..site import SiteError
@@ -74,7 +79,7 @@ def serve_cmd(
     handler = logging.StreamHandler()
     handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    config = load_league(config_file, out, sandbox, cluster)
+    config = load_league(config_file, out, sandbox, cluster, keep_going)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
     judge, lines = match_judge(config, quiet)
@@ -117,6 +122,8 @@ def serve_cmd(
         fail(str(exc))
     except LeagueStopped as exc:  # its own disk is full
         fail(exc.line(f"resume with: {resume_command(config.out)}"), STOPPED)
+    except CannotPlay as exc:
+        fail(cannot_play_line(str(exc), f"resume with: {resume_command(config.out)}"))
     except KeyboardInterrupt:
         click.echo(
             "referee: interrupted; games in progress were abandoned (not scored). "

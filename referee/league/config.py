@@ -26,13 +26,14 @@ from msgspec import UNSET, UnsetType
 from protocol.messages import TimeControl
 
 from ..faults import Policy
-from ..process import BotSpec, Limits, env_name, findable
+from ..process import BotSpec, Limits, env_name, findable, missing_script
 from ..rules import Rules, RulesError, preset
 from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
 from ..text import NAME_RULE, escaped, name_problem, quoted, shown
 from ..tokens import token_problem
 from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain
 from .standings import LAG_WARNING
+from .starts import START_FAILURES
 
 FORMATS = ("round-robin", "gauntlet", "match")
 _TOKEN_KEYS = ("token", "token_env", "token_file")
@@ -119,6 +120,7 @@ class LeagueConfig:
     match: MatchSettings | None = None  # format = "match" only
     output_cap: int | None = None  # bytes a bot may write during one decision
     lag_warning: float = LAG_WARNING  # the excused share of decision time the standings warn at
+    start_failures: int = START_FAILURES  # a bot failing its first N starts stops the league
 
     def bot_time(self, name: str) -> TimeControl:
         """The clocks of bot `name`: its own `time` over the league's [time]."""
@@ -254,6 +256,13 @@ def parse_config(
         spec = BotSpec(
             name=name, argv=argv, cwd=cwd, env=dict(raw.env), limits=limits, sandbox=chosen
         )
+        # With a bot_root the bots are the workers' copy: this machine may not hold them.
+        if check_folders and bot_root is None and (missing := missing_script(spec)):
+            whence = f"its cwd {cwd_raw!r}" if cwd_raw else "no cwd given"
+            raise ConfigError(
+                f"{key}.command ({name}): {missing} ({whence}, relative to {base}); set "
+                f"{key}.cwd to the folder that holds it"
+            )
         if check_programs and not findable(spec):
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
@@ -355,6 +364,7 @@ def parse_config(
         match=match,
         output_cap=None if (kb := _given(league.max_output_kb)) is None else kb * 1024,
         lag_warning=league.lag_warning,
+        start_failures=league.start_failures,
     )
     if check_programs:
         check_sandboxes(config, hidden_places(config))

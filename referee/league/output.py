@@ -18,6 +18,7 @@ import io
 import json
 import math
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -309,7 +310,32 @@ def markdown(standings: Standings, title: str) -> str:
                 ahead, met = standings.head[x][y]
                 cells.append(f"{ahead}/{met}" if met else "")
         lines.append(f"| {cell} | " + " | ".join(cells) + " |")
+    if standings.failed_starts:
+        lines += ["", "## Failed starts", "", shown(failed_line(standings)), ""]
+        lines += ["| game | bot | why |", "|---|---|---|"]
+        for f in standings.failed_starts:
+            lines.append("| " + " | ".join(_cell(c) for c in (f.game_id, f.bot, f.detail)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text from a bot or a league file as one Markdown table cell: escaped, pipes too."""
+    return shown(text).replace("|", "\\|")
+
+
+def failed_line(standings: Standings) -> str:
+    """How many games had a seat whose bot did not start, and whose; "" when none."""
+    failed = standings.failed_starts
+    if not failed:
+        return ""
+    games = len({f.game_id for f in failed})
+    by_bot = Counter(f.bot for f in failed)
+    who = ", ".join(f"{bot} in {n}" for bot, n in by_bot.most_common())
+    first = failed[0]
+    return (
+        f"{games} game{'' if games == 1 else 's'} had a bot that failed to start ({who}); "
+        f"the first: {first.bot} in {first.game_id}: {first.detail}"
+    )
 
 
 def csv_text(standings: Standings) -> str:
@@ -396,6 +422,14 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
             highlight=False,
+        )
+    if standings.failed_starts:
+        console.print(
+            shown(failed_line(standings)),
+            style="bold red",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,  # one line, as the failed start was named while it ran
         )
     if standings.clocks.measured:
         console.print(

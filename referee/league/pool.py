@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -229,7 +230,7 @@ class BotPool:
         try:
             proc = await start_bot(spec, path)
         except OSError as exc:
-            return None, f"cannot start {bot.spec.command}: {exc}"
+            return None, f"cannot start {bot.spec.command}: {exc}; in {spec.cwd or os.getcwd()}"
         self.live.add(proc)
         self.deals[proc] = {deal}
         self.nursery.start_soon(proc.drain_stderr)
@@ -241,7 +242,7 @@ class BotPool:
         except StartupError as exc:
             note = await proc.exit_note()
             await self._end(proc)
-            return None, f"{exc}{note}"
+            return None, f"{exc}{note}{await proc.start_note()}"
         return proc, ""
 
     async def release(self, bot: BotEntry, proc: Bot, healthy: bool) -> None:

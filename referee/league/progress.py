@@ -111,7 +111,7 @@ class Display:
     def say(self, text: str, style: str | None = None) -> None:
         """A line of plain text, shown escaped (never read as markup: bot names may hold
         brackets)."""
-        self.console.print(shown(text), style=style, markup=False, highlight=False)
+        self.console.print(shown(text), style=style, markup=False, highlight=False, soft_wrap=True)
 
     def finished(self, record: Record) -> None:
         """Count a newly recorded game and show it."""

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import sqlite3
+import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
@@ -49,6 +50,7 @@ from .pool import BotPool, TcpBots
 from .progress import Display
 from .schedule import Scheduled, games, schedule
 from .standings import Standings, compute
+from .starts import CannotPlay, Starts
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from ..site.live import LiveSite
@@ -158,13 +160,30 @@ async def run_league(
         stop = trio.CancelScope()  # a match's test has decided
         if site is not None and not quiet:
             site.notice = display.notice
+        starts = Starts.of(ledger.records() if done else [], config.start_failures)
+        where: dict[int, str | None] = {}  # the cluster worker of each held game
+
+        def say_failed(line: str) -> None:
+            if quiet:  # a match, or --quiet: stdout keeps only the result
+                print(shown(line), file=sys.stderr, flush=True)
+            else:
+                display.notice(line)
+
         with display:
             keep = partial(_keep, display, ledger, names, report_every, on_record, site)
 
             async def update(record: Record, worker: str | None) -> None:
-                recorded = await keep(record, worker)
-                if recorded and judge is not None and await judge.add(record):
+                lines, ready = starts.see(record)
+                for line in lines:
+                    say_failed(line)
+                if starts.stopped is not None:
                     stop.cancel()  # the games in play are abandoned, never counted
+                    return
+                where[record.idx] = worker
+                for rec in ready:
+                    recorded = await keep(rec, where.pop(rec.idx, None))
+                    if recorded and judge is not None and await judge.add(rec):
+                        stop.cancel()  # the games in play are abandoned, never counted
 
             refreshing = site.running() if site is not None else contextlib.nullcontext()
             async with refreshing, trio.open_nursery() as procs:
@@ -194,6 +213,11 @@ async def run_league(
                     if server is not None:
                         await server.close()
                     procs.cancel_scope.cancel()
+        if starts.stopped is None and (judge is None or judge.verdict is None):
+            starts.finish()  # every game was played: none may be left held
+        if starts.stopped is not None:
+            starts.drop_held()
+            raise CannotPlay(starts.stopped)
         if judge is not None and config.match is not None:
             # The standings of the units the test counted: not the stored totals, which
             # also hold the games of units after the one that decided.

@@ -37,6 +37,7 @@ from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAU
 from ..rules import PRESETS, VARIANTS, Rules
 from ..text import NAME_MAX
 from .standings import LAG_WARNING
+from .starts import START_FAILURES
 
 SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
 
@@ -176,6 +177,16 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             "event loop stalled: an overloaded machine)."
         ),
     ] = LAG_WARNING
+    start_failures: Annotated[
+        NotNegative,
+        _meta(
+            "The league stops with exit status 2 when a bot has failed to start in each "
+            "of its first this many games (or in every game it had, if fewer), or when "
+            "every seat of a game failed to start before any bot ever started. The games "
+            "with those failed starts are not recorded (--resume plays them once the bot "
+            "is fixed). 0: play on regardless, recording every game (as --keep-going does)."
+        ),
+    ] = START_FAILURES
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(

@@ -13,9 +13,11 @@ totals as it records each game (`Ledger.standings` reads them in constant time);
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from ..faults import FaultKind
 from .stats import t_quantile
 
 if TYPE_CHECKING:
@@ -148,6 +150,31 @@ class Clocks:
         }
 
 
+@dataclass(frozen=True)
+class FailedStart:
+    """A seat of a recorded game whose bot did not start: the game, the bot, and why
+    (the command, its folder, its stderr file and last line, as the referee saw it)."""
+
+    game_id: str
+    bot: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"game": self.game_id, "bot": self.bot, "detail": self.detail}
+
+
+def failed_starts(
+    games: Iterable[tuple[str, list[str], list[dict[str, Any]]]],
+) -> list[FailedStart]:
+    """Every failed start in `games` (game id, seats, faults), in the order given."""
+    return [
+        FailedStart(game_id, seats[f["seat"]], str(f["detail"]))
+        for game_id, seats, faults in games
+        for f in faults
+        if f["kind"] == FaultKind.STARTUP_FAILURE.value
+    ]
+
+
 @dataclass
 class Standings:
     """The whole standings: bots ordered best first, and head to head counts."""
@@ -158,6 +185,7 @@ class Standings:
     sandbox: SandboxRecord | None = None  # None: not recorded (a league from before)
     match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
     clocks: Clocks = field(default_factory=Clocks)
+    failed_starts: list[FailedStart] = field(default_factory=list)  # in schedule order
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -186,6 +214,7 @@ class Standings:
             "head_to_head": head,
             "sandbox": sandbox,
             "clocks": self.clocks.to_json(),
+            "failed_starts": [f.to_json() for f in self.failed_starts],
         }
         if self.match is not None:
             shown["match"] = self.match
@@ -286,10 +315,13 @@ def ranked(
     games: int,
     sandbox: SandboxRecord | None,
     clocks: Clocks | None = None,
+    failed: list[FailedStart] | None = None,
 ) -> Standings:
     """The standings in their order: best rating first, then fewer points, then the name."""
     order = sorted(bots, key=lambda b: (-b.rating, b.mean_points, b.name))
-    return Standings(order, head, games, sandbox, clocks=clocks or Clocks())
+    return Standings(
+        order, head, games, sandbox, clocks=clocks or Clocks(), failed_starts=failed or []
+    )
 
 
 def compute(
@@ -317,4 +349,7 @@ def compute(
         for n, (mu, sigma) in zip(rec.seats, after, strict=True):
             table[n].history.append((rec.idx, mu - 3 * sigma, table[n].mean_points))
     frozen = {a: {b: (v[0], v[1]) for b, v in row.items()} for a, row in head.items()}
-    return ranked(list(table.values()), frozen, len(records), sandbox, clocks)
+    failed = failed_starts(
+        (r.game_id, r.seats, r.faults) for r in sorted(records, key=lambda r: r.idx)
+    )
+    return ranked(list(table.values()), frozen, len(records), sandbox, clocks, failed)

@@ -33,6 +33,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..faults import FaultKind
 from .records import Record, SandboxRecord, read_records
 from .standings import (
     LAG_WARNING,
@@ -41,6 +42,7 @@ from .standings import (
     Outcome,
     Standings,
     advance,
+    failed_starts,
     meetings,
     ranked,
     rating_model,
@@ -327,6 +329,13 @@ def standings(
             ):
                 if name in table:
                     table[name].history.append((idx, mu - 3 * sigma, points / n))
+        failed = failed_starts(
+            (game_id, json.loads(seats), json.loads(faults))
+            for game_id, seats, faults in db.execute(
+                "SELECT game_id, seats, faults FROM games WHERE faults LIKE ? ORDER BY idx",
+                (f'%"{FaultKind.STARTUP_FAILURE.value}"%',),
+            )
+        )
     finally:
         db.execute("COMMIT")
-    return ranked(list(table.values()), head, games, sandbox, clocks)
+    return ranked(list(table.values()), head, games, sandbox, clocks, failed)

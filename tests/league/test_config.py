@@ -291,6 +291,7 @@ def test_the_sandbox_a_bot_runs_in(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_commands_cwd_env_limits_and_restart(tmp_path: Path) -> None:
     (tmp_path / "bots" / "x").mkdir(parents=True)
+    (tmp_path / "bots" / "x" / "my bot.py").write_text("")  # a script that is missing is refused
     data = base()
     data["bot"][0].update(
         command=f"{shlex.quote(PY)} 'my bot.py' --level 3",
@@ -342,6 +343,7 @@ def test_bot_seed_key_can_be_pinned(tmp_path: Path) -> None:
 
 
 def test_fingerprint_follows_what_decides_the_games(tmp_path: Path) -> None:
+    (tmp_path / "other.py").write_text("")  # the script of an edited command is there
     first = parse(base(), tmp_path).fingerprint()
     assert parse(base(), tmp_path).fingerprint() == first
     # The output folder and the number of jobs decide nothing about the games.

@@ -33,6 +33,7 @@ from referee.cli import main
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
 from referee.league.run import run_league
+from referee.league.starts import CannotPlay
 from referee.server import BotServer, serve_league
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -310,12 +311,33 @@ async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
     # A game takes its TCP seats first, at once: c's bridge has the startup clock to
     # log in and start its bot, and the stdio bots to start in the sandbox (the league
     # default), with both cores busy; each game waits that long for d.
-    config = write_league(tmp_path, tcp=True, startup_ms=2000)
+    # The organiser plays on regardless (--keep-going): d's two games are recorded.
+    config = dataclasses.replace(
+        write_league(tmp_path, tcp=True, startup_ms=2000), start_failures=0
+    )
     with trio.fail_after(60):
         await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))
     kinds = [(f["kind"], f["detail"]) for f in faults(config)]
     assert len(kinds) == 2
     assert all(k == "startup_failure" and "not connected" in d for k, d in kinds)
+
+
+async def test_a_tcp_bot_that_never_logs_in_stops_the_league_with_nothing_recorded(
+    tmp_path: Path,
+) -> None:
+    # By default d failing to log in to each of its first two games (all it has) is a
+    # league that cannot be played: it stops, naming d, and records neither game.
+    config = write_league(tmp_path, tcp=True, startup_ms=2000)
+    with (
+        trio.fail_after(60),
+        pytest.RaisesGroup(
+            pytest.RaisesExc(CannotPlay, match=r"^d failed to start in each of its first 2 games"),
+            flatten_subgroups=True,
+        ),
+    ):
+        await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))
+    assert faults(config) == []
+    assert list((config.out / "logs").iterdir()) == []
 
 
 async def test_a_disconnect_mid_game_is_a_crash_and_the_bridge_reconnects(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ without a hog have no fault, each hog ran into its own limit (its stderr says ho
 far it got), and a hog that dies of it gets a `resource_limit` fault naming the
 limit. Run sandboxed as root and as a throwaway user (see test_isolation), and
 the fork bomb without the sandbox too where the referee is not root (root is not
-held by RLIMIT_NPROC: README's trust section says so).
+held by RLIMIT_NPROC: docs/sandbox.md says so).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def sandbox_option(default: str) -> Callable[[Callable[..., None]], Callable[...
         type=click.Choice(["auto", "none", "bwrap"]),
         default=None,
         help="Run every bot the referee starts in this sandbox: bwrap (bubblewrap, see "
-        f"README), none, or auto (bwrap where bubblewrap works). Default: {default}.",
+        f"docs/sandbox.md), none, or auto (bwrap where bubblewrap works). Default: {default}.",
     )
 
 
@@ -80,7 +80,7 @@ env_option = click.option(
     multiple=True,
     metavar="NAME=VALUE",
     help="Set NAME in every bot's environment (repeatable). Bots get nothing else of the "
-    "referee's environment but PATH (see README).",
+    "referee's environment but PATH (docs/bots.md).",
 )
 
 

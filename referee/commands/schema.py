@@ -12,7 +12,7 @@ from .common import fail
 @click.option(
     "--league",
     is_flag=True,
-    help="The schema of league files instead, for editors that check TOML (see README).",
+    help="The schema of league files instead, for editors that check TOML (spec/LEAGUE.md).",
 )
 def schema_cmd(output: str | None, league: bool) -> None:
     """Print the JSON Schema of every protocol message, or with --league of a league file."""

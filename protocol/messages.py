@@ -27,7 +27,7 @@ MAX_LINE_DEFAULT = 1 << 20  # bytes, newline excluded
 
 INT32_MAX = 2**31 - 1  # a C `int32_t`, a Java `int`
 UINT32_MAX = 2**32 - 1  # a C `uint32_t`; in Java a `long`
-COUNTER_MAX = 2**53 - 1  # the largest integer a double (a JavaScript number) holds exactly
+COUNTER_MAX = 2**53 - 1  # ids, nonces: a double (a JavaScript number) holds them exactly
 
 PIP_MAX = 18  # the largest set: double-18
 SET_TILES_MAX = (PIP_MAX + 1) * (PIP_MAX + 2) // 2  # 190 tiles in double-18

@@ -1,13 +1,15 @@
 """Encoding and decoding whole messages, one JSON object per line.
 
 One decoder per direction. Errors become `MalformedMessageError` whose message
-keeps msgspec's `$.path` to the field at fault.
+keeps msgspec's `$.path` to the field at fault; a number outside its field's range
+(spec/PROTOCOL.md, "Integer ranges") is named with its value and the range.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -20,6 +22,37 @@ _from_bot = msgspec.json.Decoder(FromBot)
 T = TypeVar("T")
 _path = re.compile(r"at `(\$[^`]*)`")
 _missing = re.compile(r"missing required field `([^`]+)`")
+_bound = re.compile(r"Expected `int` ([<>]=) (-?\d+) - at `")
+_step = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+def _at(text: str | bytes, path: str) -> Any:
+    """The value at msgspec's `path` (`$.view.trains[2].end`) in the JSON `text`;
+    `LookupError` when it is not there (or the text is not JSON)."""
+    try:
+        value: Any = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # a number too long to read, deep nesting
+        raise LookupError(path) from exc
+    for key, index in _step.findall(path[1:]):
+        value = value[key] if key else value[int(index)]
+    return value
+
+
+def _out_of_range(text: str | bytes, message: str, path: str) -> str | None:
+    """msgspec's complaint about a number beyond its bound, said with the number, or
+    None when `message` is about something else."""
+    bound = _bound.match(message)
+    if bound is None:
+        return None
+    least = bound.group(1) == ">="
+    try:
+        value = _at(text, path)
+    except (LookupError, TypeError):
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    side = "at least" if least else "at most"
+    return f"{value} is out of range at `{path}`: it must be {side} {bound.group(2)}"
 
 
 def encode(message: Message, max_line: int = MAX_LINE_DEFAULT) -> bytes:
@@ -48,6 +81,7 @@ def _decode(decoder: msgspec.json.Decoder[T], line: str | bytes) -> T:
         missing = _missing.search(message)
         if missing:
             path = f"{path}.{missing.group(1)}"  # point at the field that is absent
+        message = _out_of_range(text, message, path) or message
         raise MalformedMessageError(message, path=path) from None
     except msgspec.DecodeError as exc:
         raise MalformedMessageError(f"invalid JSON: {exc}", path="$") from None

@@ -4,19 +4,72 @@ Two unions, named by direction: `ToBot` (referee to bot) and `FromBot`. A tile
 is a two-number array `[6, 4]`. New fields only ever arrive with defaults, and
 decoders ignore fields they do not know, so older bots keep working. The only
 key named `id` anywhere is a turn request's id (and the reply's echo of it), so
-a bot may find it with a plain text search. Depends on msgspec only.
+a bot may find it with a plain text search.
+
+Every integer field has a range (spec/PROTOCOL.md, "Integer ranges"): its type below
+says it with `Meta(ge=..., le=...)`, so the schema states it as `minimum` and
+`maximum` and decoding refuses a number outside it. The bounds follow from the
+rules' limits (spec/RULES.md): the largest set is double-18, a table deals at least
+one tile to each of at least two seats and keeps the engine. Depends on msgspec only.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 PROTOCOL_VERSION = 1
 MAX_LINE_DEFAULT = 1 << 20  # bytes, newline excluded
 
-Tile = tuple[int, int]
+# ---------------------------------------------------------------- integer ranges
+
+INT32_MAX = 2**31 - 1  # a C `int32_t`, a Java `int`
+UINT32_MAX = 2**32 - 1  # a C `uint32_t`; in Java a `long`
+COUNTER_MAX = 2**53 - 1  # ids, nonces: a double (a JavaScript number) holds them exactly
+
+PIP_MAX = 18  # the largest set: double-18
+SET_TILES_MAX = (PIP_MAX + 1) * (PIP_MAX + 2) // 2  # 190 tiles in double-18
+SET_PIPS_MAX = PIP_MAX * (PIP_MAX + 1) * (PIP_MAX + 2) // 2  # 3420 pips on them
+SEATS_MAX = SET_TILES_MAX - 1  # 189: one tile each, and the engine left over
+DEALT_MAX = (SET_TILES_MAX - 1) // 2  # 94: two seats, the engine left over
+HAND_MAX = SET_TILES_MAX - 1  # 189: every tile but the engine
+BONEYARD_MAX = SET_TILES_MAX - 1 - 2  # 187: two seats dealt one tile each
+# Each seat's own train, the Mexican train, and two branches for each double satisfied
+# (every double of the set but the engine).
+TRAINS_MAX = SEATS_MAX + 1 + 2 * PIP_MAX  # 226
+LEGAL_MAX = HAND_MAX * TRAINS_MAX + 3  # every tile on every train, draw, pass and end
+ROUNDS_MAX = PIP_MAX + 1  # one round per engine double: 19
+DOUBLE_BLANK_MAX = 1000  # what the double-blank may score (rules option)
+PENALTY_MAX = BONEYARD_MAX  # tiles an unannounced play may cost (rules option)
+HAND_POINTS_MAX = SET_PIPS_MAX + DOUBLE_BLANK_MAX  # 4420: a hand, or a side, in a round
+SCORE_MAX = ROUNDS_MAX * HAND_POINTS_MAX  # 83980: a game's total
+MS_MAX = INT32_MAX  # every clock, in ms (24.8 days)
+LINE_MAX = INT32_MAX  # bytes of a line
+
+Pip = Annotated[int, Meta(ge=0, le=PIP_MAX)]
+Tile = tuple[Pip, Pip]
+Seat = Annotated[int, Meta(ge=0, le=SEATS_MAX - 1)]
+Seats = Annotated[int, Meta(ge=2, le=SEATS_MAX)]
+Owner = Annotated[int, Meta(ge=-1, le=SEATS_MAX - 1)]  # a side, or -1: the Mexican train
+TrainIndex = Annotated[int, Meta(ge=0, le=TRAINS_MAX - 1)]
+Parent = Annotated[int, Meta(ge=-1, le=TRAINS_MAX - 1)]  # a train, or -1: none
+RoundIndex = Annotated[int, Meta(ge=0, le=ROUNDS_MAX - 1)]
+Rounds = Annotated[int, Meta(ge=1, le=ROUNDS_MAX)]
+HandCount = Annotated[int, Meta(ge=0, le=HAND_MAX)]
+Boneyard = Annotated[int, Meta(ge=0, le=BONEYARD_MAX)]
+Points = Annotated[int, Meta(ge=0, le=HAND_POINTS_MAX)]  # a hand's, or a side's, in a round
+Total = Annotated[int, Meta(ge=0, le=SCORE_MAX)]
+Rank = Annotated[int, Meta(ge=1, le=SEATS_MAX)]
+Millis = Annotated[int, Meta(ge=0, le=MS_MAX)]
+RequestId = Annotated[int, Meta(ge=1, le=COUNTER_MAX)]
+Nonce = Annotated[int, Meta(ge=0, le=COUNTER_MAX)]
+BotSeed = Annotated[int, Meta(ge=0, le=UINT32_MAX)]
+Version = Annotated[int, Meta(ge=1, le=INT32_MAX)]
+LineBytes = Annotated[int, Meta(ge=1, le=LINE_MAX)]
+MoveIndex = Annotated[int, Meta(ge=0, le=LEGAL_MAX - 1)]
+
 Action = Literal["play", "draw", "pass", "end"]
 
 
@@ -30,19 +83,19 @@ class Message(msgspec.Struct, tag_field="type", kw_only=True):
 class TimeControl(msgspec.Struct, kw_only=True):
     """The clocks of a game, in milliseconds."""
 
-    startup_ms: int = 10_000  # from hello to ready
-    move_ms: int = 1_000  # per decision before the bank is used
-    bank_ms: int = 30_000  # per game, covers overruns of move_ms
-    increment_ms: int = 0  # added to the bank after each decision
-    grace_ms: int = 50  # harness latency allowance, never charged to the bot
+    startup_ms: Millis = 10_000  # from hello to ready
+    move_ms: Millis = 1_000  # per decision before the bank is used
+    bank_ms: Millis = 30_000  # per game, covers overruns of move_ms
+    increment_ms: Millis = 0  # added to the bank after each decision
+    grace_ms: Millis = 50  # harness latency allowance, never charged to the bot
 
 
 class RulesInfo(msgspec.Struct, kw_only=True):
     """Every rules option (see spec/RULES.md); `hand_size` is resolved."""
 
-    max_pip: int = 12
-    players: int = 4
-    hand_size: int = 15
+    max_pip: Annotated[int, Meta(ge=6, le=PIP_MAX)] = 12  # 6, 9, 12, 15 or 18
+    players: Seats = 4
+    hand_size: Annotated[int, Meta(ge=1, le=DEALT_MAX)] = 15
     hand_table: str = "standard"
     rounds: str = "descending"
     engine_source: str = "holder"
@@ -62,12 +115,12 @@ class RulesInfo(msgspec.Struct, kw_only=True):
     bind_duration: str = "until-satisfied"
     any_play_clears_marker: bool = False
     unfinished_own_double_marks: bool = True
-    double_blank_score: int = 50
+    double_blank_score: Annotated[int, Meta(ge=0, le=DOUBLE_BLANK_MAX)] = 50
     teams: bool = False
     branching_doubles: bool = False
     swan_drive: bool = False
     announce_one_tile: bool = False
-    announce_penalty: int = 2
+    announce_penalty: Annotated[int, Meta(ge=0, le=PENALTY_MAX)] = 2
 
 
 class MoveSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -75,45 +128,47 @@ class MoveSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     action: Action
     tile: Tile | None = None
-    train: int | None = None
+    train: TrainIndex | None = None
     announce: bool = False
 
 
 class TrainInfo(msgspec.Struct, kw_only=True):
     """One train as every seat sees it."""
 
-    train: int  # its index: seat s's train is s, the Mexican train is `players`
-    owner: int  # the scoring side (a seat unless teams), -1 for the Mexican train
+    train: TrainIndex  # its index: seat s's train is s, the Mexican train is `players`
+    owner: Owner  # the scoring side (a seat unless teams), -1 for the Mexican train
     tiles: list[Tile]  # in play order from the hub, each oriented as it lies
-    end: int  # the open pip a new tile must match
+    end: Pip  # the open pip a new tile must match
     public: bool  # anyone may play on it (marker up, or the Mexican train)
     open_double: bool  # its last tile is a double not yet satisfied
-    parent: int = -1  # for a branch: the train it grew from
+    parent: Parent = -1  # for a branch: the train it grew from
 
 
 class ViewInfo(msgspec.Struct, kw_only=True):
     """Everything the seat may know when it is asked to move."""
 
-    round: int
-    engine: int
+    round: RoundIndex
+    engine: Pip
     hand: list[Tile]
     drawn: Tile | None = None  # the tile just drawn, when only it may be played
     trains: list[TrainInfo]
     markers: list[bool]  # by seat
-    hand_counts: list[int]  # by seat
-    scores: list[int]  # totals of finished rounds, by seat
-    boneyard: int  # tiles left to draw
-    open_doubles: list[int]  # every live open double's train, in the order they were played
-    binding: list[int] = []  # the trains whose double binds this seat now (new in v1: optional)
+    hand_counts: list[HandCount]  # by seat
+    scores: list[Total]  # totals of finished rounds, by seat
+    boneyard: Boneyard  # tiles left to draw
+    # every live open double's train, in the order they were played
+    open_doubles: list[TrainIndex]
+    # the trains whose double binds this seat now (new in v1: optional)
+    binding: list[TrainIndex] = []
     step: str  # where the seat is within its turn: start, follow, continue, swan, build
-    next: int  # the seat that moves after this turn, if it ends normally
+    next: Seat  # the seat that moves after this turn, if it ends normally
 
 
 class Clock(msgspec.Struct, kw_only=True):
     """Time the seat has for this decision, in milliseconds."""
 
-    move_ms: int  # before the bank is touched
-    bank_ms: int  # what is left in the bank
+    move_ms: Millis  # before the bank is touched
+    bank_ms: Millis  # what is left in the bank
 
 
 # ---------------------------------------------------------------- referee to bot
@@ -122,56 +177,56 @@ class Clock(msgspec.Struct, kw_only=True):
 class Hello(Message, tag="hello", kw_only=True):
     """First message on a connection; the bot answers `ready`."""
 
-    protocol: int = PROTOCOL_VERSION
+    protocol: Version = PROTOCOL_VERSION
     referee: str
-    players: int
+    players: Seats
     rules: RulesInfo
     time: TimeControl
-    max_line: int = MAX_LINE_DEFAULT
+    max_line: LineBytes = MAX_LINE_DEFAULT
 
 
 class GameStart(Message, tag="game_start", kw_only=True):
     """A new game on this connection; `seed` is the bot's own, for its randomness."""
 
     game: str
-    seat: int
-    players: int
+    seat: Seat
+    players: Seats
     names: list[str]
     rules: RulesInfo
     time: TimeControl
-    seed: int
-    rounds: int
+    seed: BotSeed
+    rounds: Rounds
 
 
 class RoundStart(Message, tag="round_start", kw_only=True):
     """A new round: the bot's own hand and the engine in the hub."""
 
-    round: int
-    engine: int
+    round: RoundIndex
+    engine: Pip
     hand: list[Tile]
-    holder: int | None  # the seat that placed the engine; null when it is set out
-    starter: int
-    hand_counts: list[int]
-    boneyard: int
-    engine_draws: list[int] = []  # seats that drew, in order, until the engine turned up
+    holder: Seat | None  # the seat that placed the engine; null when it is set out
+    starter: Seat
+    hand_counts: list[HandCount]
+    boneyard: Boneyard
+    engine_draws: list[Seat] = []  # seats that drew, in order, until the engine turned up
 
 
 class Played(Message, tag="played", kw_only=True):
     """A seat played a tile on a train."""
 
-    seat: int
+    seat: Seat
     tile: Tile  # oriented as it lies: tile[0] matched the train's old end
-    train: int
-    end: int  # the train's new open end
+    train: TrainIndex
+    end: Pip  # the train's new open end
     opens_double: bool = False  # the tile is a double now waiting to be satisfied
-    branches: list[int] = []  # trains opened by satisfying a double (branching doubles)
+    branches: list[TrainIndex] = []  # trains opened by satisfying a double (branching doubles)
     announce: bool = False
 
 
 class Drew(Message, tag="drew", kw_only=True):
     """A seat drew from the boneyard; the tile is shown only to the drawer."""
 
-    seat: int
+    seat: Seat
     tile: Tile | None = None
     reason: Literal["turn", "penalty"] = "turn"
 
@@ -179,44 +234,44 @@ class Drew(Message, tag="drew", kw_only=True):
 class Passed(Message, tag="passed", kw_only=True):
     """A seat could not play; its marker is up and its turn is over."""
 
-    seat: int
+    seat: Seat
 
 
 class Marker(Message, tag="marker", kw_only=True):
     """A seat's marker went up or came down."""
 
-    seat: int
+    seat: Seat
     up: bool
 
 
 class Turn(Message, tag="turn", kw_only=True):
     """It is this bot's decision. Reply with `move`, echoing `id`."""
 
-    id: int
-    seat: int
+    id: RequestId
+    seat: Seat
     view: ViewInfo
-    legal: list[MoveSpec]
+    legal: Annotated[list[MoveSpec], Meta(min_length=1, max_length=LEGAL_MAX)]  # never empty
     clock: Clock
 
 
 class RoundEnd(Message, tag="round_end", kw_only=True):
     """A round is over: every hand is shown, with the round's scores."""
 
-    round: int
+    round: RoundIndex
     reason: Literal["out", "blocked"]
-    out: list[int]
+    out: list[Seat]
     hands: list[list[Tile]]
-    values: list[int]  # pip value of each hand, double-blank as the rules score it
-    scores: list[int]  # what each seat's side scores this round
-    totals: list[int]  # running totals after this round
+    values: list[Points]  # pip value of each hand, double-blank as the rules score it
+    scores: list[Points]  # what each seat's side scores this round
+    totals: list[Total]  # running totals after this round
 
 
 class GameEnd(Message, tag="game_end", kw_only=True):
     """The game is over."""
 
-    scores: list[int]
-    ranks: list[int]  # 1 is best; ties share a rank
-    rounds: list[list[int]]  # scores by round, by seat
+    scores: list[Total]
+    ranks: list[Rank]  # 1 is best; ties share a rank
+    rounds: list[list[Points]]  # scores by round, by seat
     reason: str = "complete"
 
 
@@ -235,13 +290,13 @@ class Error(Message, tag="error", kw_only=True):
         "busy",
     ]
     message: str
-    request: int | None = None  # the turn request the error concerns, if any
+    request: RequestId | None = None  # the turn request the error concerns, if any
 
 
 class Ping(Message, tag="ping", kw_only=True):
     """Liveness check between games; answer `pong` with the same nonce."""
 
-    nonce: int
+    nonce: Nonce
 
 
 class Bye(Message, tag="bye", kw_only=True):
@@ -259,7 +314,7 @@ class Ready(Message, tag="ready", kw_only=True, omit_defaults=True):
     name: str
     version: str = ""
     author: str = ""
-    protocol: int = PROTOCOL_VERSION
+    protocol: Version = PROTOCOL_VERSION
 
 
 class Login(Message, tag="login", kw_only=True):
@@ -267,24 +322,24 @@ class Login(Message, tag="login", kw_only=True):
 
     name: str
     token: str
-    protocol: int = PROTOCOL_VERSION
+    protocol: Version = PROTOCOL_VERSION
 
 
 class MoveReply(Message, tag="move", kw_only=True, omit_defaults=True):
     """A decision: `index` into the request's legal list, or the move spelled out."""
 
-    id: int
-    index: int | None = None
+    id: RequestId
+    index: MoveIndex | None = None
     action: Action | None = None
     tile: Tile | None = None
-    train: int | None = None
+    train: TrainIndex | None = None
     announce: bool = False
 
 
 class Pong(Message, tag="pong", kw_only=True, omit_defaults=True):
     """The answer to `ping`."""
 
-    nonce: int
+    nonce: Nonce
 
 
 ToBot = (

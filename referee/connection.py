@@ -153,7 +153,9 @@ class Connection:
         return self._eof or self._send_failed is not None or self._closing
 
     def next_request(self) -> int:
-        """A fresh turn request id, unique on this connection."""
+        """A fresh turn request id, unique on this connection: 1, 2, 3, ... At a million
+        requests a second it would take 285 years to pass the largest id the protocol
+        allows, `COUNTER_MAX` (2**53 - 1), so the count never wraps."""
         self.requests += 1
         return self.requests
 

@@ -514,7 +514,8 @@ class Game:
             return None, elapsed_ms, late_ms
         seat.think_ms += elapsed_ms
         over = max(0.0, elapsed_ms - move_ms - seat_time.grace_ms)
-        seat.bank_ms = max(0.0, seat.bank_ms - over) + seat_time.increment_ms
+        # The increment may grow the bank up to the largest clock the wire carries.
+        seat.bank_ms = min(float(m.MS_MAX), max(0.0, seat.bank_ms - over) + seat_time.increment_ms)
         return move, elapsed_ms, late_ms
 
     async def _flush(self, conn: Connection, budget_s: float, monitor: LagMonitor | None) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from protocol.messages import TimeControl
+from protocol.messages import MS_MAX, TimeControl
 
 from .commands.common import fail, run_trio
 from .consoles import output_console
@@ -195,8 +195,19 @@ def bot_specs(
     return specs
 
 
+def clock_problem(value: int) -> str | None:
+    """Why `value` cannot be a clock in ms, or None: every clock on the wire is 0 to
+    `MS_MAX` (spec/PROTOCOL.md, "Integer ranges")."""
+    if value < 0:
+        return "must not be negative"
+    if value > MS_MAX:
+        return f"must be at most {MS_MAX} ms (2**31 - 1, 24.8 days)"
+    return None
+
+
 def time_control(times: tuple[int, int, int, int, int]) -> TimeControl:
-    """--startup-ms, --move-ms, --bank-ms, --increment-ms, --grace-ms as a clock; none negative."""
+    """--startup-ms, --move-ms, --bank-ms, --increment-ms, --grace-ms as a clock; each
+    within `clock_problem`'s range."""
     startup_ms, move_ms, bank_ms, increment_ms, grace_ms = times
     for label, value in (
         ("startup-ms", startup_ms),
@@ -205,8 +216,8 @@ def time_control(times: tuple[int, int, int, int, int]) -> TimeControl:
         ("increment-ms", increment_ms),
         ("grace-ms", grace_ms),
     ):
-        if value < 0:
-            fail(f"--{label}={value}: must not be negative")
+        if (problem := clock_problem(value)) is not None:
+            fail(f"--{label}={value}: {problem}")
     return TimeControl(
         startup_ms=startup_ms,
         move_ms=move_ms,

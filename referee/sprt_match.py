@@ -27,6 +27,7 @@ from protocol.messages import TimeControl
 from .commands.common import fail, run_trio
 from .faults import Policy
 from .league.judge import Judge, Lines, final_lines, json_result
+from .play import clock_problem
 from .process import BotSpec
 from .rules import Rules
 from .runner import unique_names
@@ -75,8 +76,8 @@ def parse_clock(text: str, base: TimeControl) -> TimeControl:
             values[key] = int(value)
         except ValueError:
             raise ValueError(f"{key}={value!r}: not a whole number of ms") from None
-        if values[key] < 0:
-            raise ValueError(f"{key}={values[key]}: must not be negative")
+        if (problem := clock_problem(values[key])) is not None:
+            raise ValueError(f"{key}={values[key]}: {problem}")
     return TimeControl(**values)
 
 

@@ -12,7 +12,7 @@ while IFS= read -r line; do
     *'"type":"hello"'*)
       printf '%s\n' '{"type":"ready","name":"minimal","version":"1.0","protocol":1}' ;;
     *'"type":"ping"'*)
-      nonce=$(printf '%s\n' "$line" | sed -n 's/.*"nonce":\(-\{0,1\}[0-9][0-9]*\).*/\1/p')
+      nonce=$(printf '%s\n' "$line" | sed -n 's/.*"nonce":\([0-9][0-9]*\).*/\1/p')
       printf '{"type":"pong","nonce":%s}\n' "$nonce" ;;
     *'"type":"bye"'*)
       exit 0 ;;

@@ -10,6 +10,7 @@ it misbehave at the request with that id, in one of these ways:
 |---|---|
 | `string-index` | `"index":"0"`, a string |
 | `no-choice` | a move with neither `index` nor `action` |
+| `out-of-range` | `"index":-1`, a number outside its field's range |
 | `bad-index` | index 9 (or the first index past the legal list) |
 | `not-held` | a play of a tile it does not hold |
 | `stale` | a reply for the previous request, then the right one |
@@ -97,6 +98,8 @@ class Bot:
             send({"type": "move", "id": turn["id"], "index": "0"})
         elif what == "no-choice":
             send({"type": "move", "id": turn["id"]})
+        elif what == "out-of-range":
+            send({"type": "move", "id": turn["id"], "index": -1})
         elif what == "bad-index":
             send({"type": "move", "id": turn["id"], "index": max(9, len(turn["legal"]))})
         elif what == "not-held":

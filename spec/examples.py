@@ -220,9 +220,11 @@ def read_wire(path: Path) -> list[Line]:
     return lines
 
 
-def tapped(name: str, argv: Sequence[str], record: Path) -> BotSpec:
-    """A bot started under the wiretap, from the repository's folder."""
-    return BotSpec(name=name, argv=(PYTHON, WIRETAP, str(record), "--", *argv), cwd=str(ROOT))
+def tapped(name: str, argv: Sequence[str], record: Path, *, named: bool = True) -> BotSpec:
+    """A bot started under the wiretap, from the repository's folder; `named` False for
+    a seat given no NAME= (`name` is then its program's, and its ready name replaces it)."""
+    argv = (PYTHON, WIRETAP, str(record), "--", *argv)
+    return BotSpec(name=name, argv=argv, cwd=str(ROOT), named=named)
 
 
 async def play(
@@ -235,10 +237,15 @@ async def play(
     time: m.TimeControl | None = None,
     policy: Policy = Policy.FORFEIT,
     max_faults: int = 3,
+    unnamed: Sequence[int] = (),
 ) -> Played:
-    """One game as `referee play --seat-logs` plays it."""
+    """One game as `referee play --seat-logs` plays it; the seats `unnamed` are given no
+    NAME= (each bot's name is its program's, until its ready name replaces it)."""
     records = [workdir / f"{label}-seat{i}.wire" for i in range(len(bots))]
-    specs = [tapped(name, argv, rec) for (name, argv), rec in zip(bots, records, strict=True)]
+    specs = [
+        tapped(name, argv, rec, named=i not in unnamed)
+        for i, ((name, argv), rec) in enumerate(zip(bots, records, strict=True))
+    ]
     log_path = workdir / f"{label}.jsonl"
     await run_game(
         specs,
@@ -383,7 +390,15 @@ async def play_all(workdir: Path) -> Runs:
 async def _play_all(workdir: Path) -> Runs:
     small = {"players": 3, "max_pip": 6}
     two = preset("standard", players=2, max_pip=6)
-    cues = ("string-index", "no-choice", "bad-index", "not-held", "stale", "unexpected")
+    cues = (
+        "string-index",
+        "no-choice",
+        "out-of-range",
+        "bad-index",
+        "not-held",
+        "stale",
+        "unexpected",
+    )
     breaker = [a for i, cue in enumerate((*cues, "oversize")) for a in ("--at", f"{i + 1}={cue}")]
     games: dict[str, Callable[[], Awaitable[Any]]] = {
         "session": partial(
@@ -398,10 +413,12 @@ async def _play_all(workdir: Path) -> Runs:
             play,
             workdir,
             "variants",
+            # The random bots are given no NAME=, as `referee play` would name them
+            # after their program; both answer ready as "random".
             [
                 ("speller", (*EXAMPLE_BOT, "speller", "--spell")),
-                ("random", RANDOM),
-                ("random#2", RANDOM),
+                ("random_bot", RANDOM),
+                ("random_bot", RANDOM),
             ],
             preset(
                 "standard",
@@ -411,6 +428,7 @@ async def _play_all(workdir: Path) -> Runs:
                 **small,
             ),
             VARIANTS_SEED,
+            unnamed=(1, 2),
         ),
         # Under `default-move` a bot is asked again after each fault; the oversize line
         # comes last, since it forfeits under any policy.
@@ -557,8 +575,10 @@ def log_line(example: str, lines: Sequence[str], test: Test) -> Piece:
     raise ExampleError(f"{example}: no such line in its game's log; choose another seed")
 
 
-# The errors example: one per code, two for the first two, in the table's order.
-ERRORS: tuple[str, ...] = ("malformed", "malformed", "illegal", "illegal", "timeout")
+# The errors example: one per code, three for the first and two for the second, in the
+# table's order.
+ERRORS: tuple[str, ...] = ("malformed", "malformed", "malformed", "illegal", "illegal")
+ERRORS += ("timeout",)
 ERRORS += ("stale", "oversize", "unexpected", "version", "login", "busy")
 
 
@@ -615,6 +635,14 @@ def build(runs: Runs) -> list[Example]:
         Example("login", (from_bot(first("login", sent(runs.tcp["login"]), is_type("login"))),)),
         one("hello", received(seat0), is_type("hello")),
         Example("ready", (from_bot(first("ready", sent(seat0), is_type("ready"))),)),
+        Example(
+            "ready-name",
+            (
+                from_bot(first("ready-name", sent(v.seats[2]), is_type("ready"))),
+                to_bot(first("ready-name", received(v.seats[2]), is_type("game_start"))),
+            ),
+            "text",
+        ),
         Example("refused-version", tuple(to_bot(text) for text in refused)),
         one("game-start", received(seat0), is_type("game_start")),
         one("round-start", received(seat0), is_type("round_start")),

@@ -347,3 +347,19 @@ def test_cli_good_bot_exits_0(launcher: Launcher, quiet_stderr_file: Path) -> No
     assert result.output.count("PASS  ") == 7
     assert "the bot conforms" in result.output
     assert not quiet_stderr_file.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("--move-ms", "-1", "--move-ms=-1: must not be negative"),
+        ("--bank-ms", str(2**31), f"--bank-ms={2**31}: must be at most {2**31 - 1}"),
+    ],
+)
+def test_cli_a_clock_out_of_range_exits_2_before_starting(
+    option: str, value: str, words: str, quiet_stderr_file: Path
+) -> None:
+    result = CliRunner().invoke(main, ["check-bot", option, value, "--", "true"])
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert "checking" not in result.output  # the bot was never started

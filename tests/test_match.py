@@ -115,6 +115,7 @@ def test_bad_input_exit_2_one_line() -> None:
         (["--set", "players=3"], "--table"),
         (["--tc-new", "move=3"], "expected one of startup_ms"),
         (["--tc-base", "bank_ms=-1"], "must not be negative"),
+        (["--tc-new", f"move_ms={2**31}"], f"move_ms={2**31}: must be at most {2**31 - 1}"),
         (["--resume"], "--resume needs the --out"),
     ):
         result = runner.invoke(main, ["match", *good, *extra])

@@ -272,6 +272,22 @@ CASES = [
     Case("huge_line", fault="oversize", evidence="1048576-byte maximum", check=bounded_memory),
     Case("illegal", ("tile",), fault="illegal", evidence="does not hold", goods=1),
     Case("illegal", ("index",), fault="illegal", evidence="outside the", goods=3),
+    # A number outside its field's range is malformed, said with the number and its bound.
+    Case("out_of_range", ("index",), fault="malformed", evidence="-1 is out of range at `$.index`"),
+    Case(
+        "out_of_range",
+        ("id",),
+        fault="malformed",
+        evidence=f"{2**53} is out of range at `$.id`: it must be at most {m.COUNTER_MAX}",
+        goods=1,
+    ),
+    Case(
+        "out_of_range",
+        ("tile",),
+        fault="malformed",
+        evidence="19 is out of range at `$.tile[0]`: it must be at most 18",
+        goods=3,
+    ),
     Case(
         "spin",
         fault="resource_limit",
@@ -312,7 +328,7 @@ CASES = [
 
 
 def case_id(case: Case) -> str:
-    extra = f"-{case.args[0]}" if case.args and case.bot == "illegal" else ""
+    extra = f"-{case.args[0]}" if case.args and case.bot in ("illegal", "out_of_range") else ""
     policy = "-capped" if case.output_cap else ""
     return f"{case.bot}{extra}{policy}-{case.goods + 1}p"
 
@@ -560,6 +576,8 @@ def test_stale_replies_are_notices_in_the_json_the_log_and_the_replay(
         (["--set", "players=3"], "players=3 but 2 bots were given"),
         (["--move-ms", "-1"], "--move-ms=-1: must not be negative"),
         (["--bank-ms", "-5"], "--bank-ms=-5: must not be negative"),
+        # Every clock on the wire fits a 32-bit int (spec/PROTOCOL.md, "Integer ranges").
+        (["--increment-ms", str(2**31)], f"--increment-ms={2**31}: must be at most {2**31 - 1}"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

@@ -49,6 +49,7 @@ def check_bot_cmd(
     from protocol.messages import TimeControl
 
     from ..checkbot import battery, check_bot, stderr_file
+    from ..play import time_control
     from ..process import BotSpec
     from ..text import NAME_RULE, name_problem, quoted, shown
 
@@ -87,7 +88,8 @@ def check_bot_cmd(
                 click.echo(f"sandbox bwrap: {shown(exc)}")
                 sys.exit(1)
     plan = battery(rules_names or None, full_games=full)
-    time = TimeControl(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms)
+    default = TimeControl()
+    time = time_control((startup_ms, move_ms, bank_ms, default.increment_ms, default.grace_ms))
     stderr_path = stderr_file()
     click.echo(f"checking {shown(spec.command)}")
     checks = run_trio(

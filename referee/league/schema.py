@@ -30,7 +30,7 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import UNSET, Meta, UnsetType
 
-from protocol.messages import MAX_LINE_DEFAULT, TimeControl
+from protocol.messages import MAX_LINE_DEFAULT, LineBytes, Millis, TimeControl
 
 from ..faults import Policy
 from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
@@ -302,11 +302,11 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
 class BotTimeTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
     """A bot's own clocks over [time]: any of its keys, in milliseconds."""
 
-    startup_ms: NotNegative | UnsetType = UNSET
-    move_ms: NotNegative | UnsetType = UNSET
-    bank_ms: NotNegative | UnsetType = UNSET
-    increment_ms: NotNegative | UnsetType = UNSET
-    grace_ms: NotNegative | UnsetType = UNSET
+    startup_ms: Millis | UnsetType = UNSET
+    move_ms: Millis | UnsetType = UNSET
+    bank_ms: Millis | UnsetType = UNSET
+    increment_ms: Millis | UnsetType = UNSET
+    grace_ms: Millis | UnsetType = UNSET
 
 
 _CLOCKS = TimeControl()
@@ -315,18 +315,14 @@ _CLOCKS = TimeControl()
 class TimeTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
     """[time]: the clocks of every game, in milliseconds (spec/PROTOCOL.md, Clocks)."""
 
-    startup_ms: Annotated[NotNegative, _meta("From hello to ready.")] = _CLOCKS.startup_ms
-    move_ms: Annotated[NotNegative, _meta("Per decision, before the bank is used.")] = (
-        _CLOCKS.move_ms
-    )
-    bank_ms: Annotated[NotNegative, _meta("Per game, for the overruns of move_ms.")] = (
-        _CLOCKS.bank_ms
-    )
-    increment_ms: Annotated[NotNegative, _meta("Added to the bank after each decision.")] = (
+    startup_ms: Annotated[Millis, _meta("From hello to ready.")] = _CLOCKS.startup_ms
+    move_ms: Annotated[Millis, _meta("Per decision, before the bank is used.")] = _CLOCKS.move_ms
+    bank_ms: Annotated[Millis, _meta("Per game, for the overruns of move_ms.")] = _CLOCKS.bank_ms
+    increment_ms: Annotated[Millis, _meta("Added to the bank after each decision.")] = (
         _CLOCKS.increment_ms
     )
     grace_ms: Annotated[
-        NotNegative, _meta("The harness's latency allowance, never charged to the bot.")
+        Millis, _meta("The harness's latency allowance, never charged to the bot.")
     ] = _CLOCKS.grace_ms
 
 
@@ -386,7 +382,7 @@ class ServerLimits(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
         Positive, _meta("From accepting a connection to the end of its login line.")
     ] = 5_000
     max_line: Annotated[
-        Positive, _meta("Bytes per line from a tcp bot, the newline not counted.")
+        LineBytes, _meta("Bytes per line from a tcp bot, the newline not counted.")
     ] = MAX_LINE_DEFAULT
     idle_ms: Annotated[
         NotNegative, _meta("A logged-in bot waiting this long for a game is sent bye; 0: never.")

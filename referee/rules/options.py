@@ -101,6 +101,10 @@ _STANDARD_HANDS: dict[int, dict[int, int]] = {
 }
 _CELKO_OVERRIDES: dict[int, int] = {7: 11, 8: 11}  # 002's table, double-12 only
 SETS = (6, 9, 12, 15, 18)
+# Upper bounds of two options, so that every number on the wire has a range a bot can
+# rely on (spec/PROTOCOL.md, "Integer ranges"; protocol.messages says the same).
+DOUBLE_BLANK_MAX = 1000
+PENALTY_MAX = set_size(max(SETS)) - 3  # 187: the largest boneyard (two seats, one tile each)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -223,10 +227,12 @@ def _check(rules: Rules) -> None:
         raise RulesError(
             f"teams needs an even number of players, 4 or more (players={rules.players})"
         )
-    if rules.double_blank_score < 0:
-        raise RulesError(f"double_blank_score={rules.double_blank_score}: must not be negative")
-    if rules.announce_penalty < 0:
-        raise RulesError(f"announce_penalty={rules.announce_penalty}: must not be negative")
+    for name, top in (("double_blank_score", DOUBLE_BLANK_MAX), ("announce_penalty", PENALTY_MAX)):
+        value = getattr(rules, name)
+        if value < 0:
+            raise RulesError(f"{name}={value}: must not be negative")
+        if value > top:
+            raise RulesError(f"{name}={value}: must be at most {top}")
     if rules.first_turns_complete and rules.first_turn is not FirstTurn.LONG:
         raise RulesError(
             "first_turns_complete only applies with first_turn=long "

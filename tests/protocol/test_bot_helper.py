@@ -62,8 +62,9 @@ def test_hello_gets_ready_with_name_and_version() -> None:
 
 
 def test_ping_gets_pong_with_the_same_nonce() -> None:
-    out = talk(first, [HELLO, m.Ping(nonce=77), m.Ping(nonce=-3), m.Bye()])
-    assert out[1:] == [m.Pong(nonce=77), m.Pong(nonce=-3)]
+    pings = [m.Ping(nonce=77), m.Ping(nonce=0), m.Ping(nonce=m.COUNTER_MAX)]  # its whole range
+    out = talk(first, [HELLO, *pings, m.Bye()])
+    assert out[1:] == [m.Pong(nonce=p.nonce) for p in pings]
 
 
 def test_turn_with_an_index_gets_a_move_with_that_index() -> None:

@@ -76,7 +76,8 @@ def test_tiles_are_two_integer_arrays_in_the_schema() -> None:
     tile = json_schema()["$defs"]["Played"]["properties"]["tile"]
     assert tile["type"] == "array"
     assert tile["minItems"] == tile["maxItems"] == 2
-    assert tile["prefixItems"] == [{"type": "integer"}, {"type": "integer"}]
+    pip = {"type": "integer", "minimum": 0, "maximum": m.PIP_MAX}
+    assert tile["prefixItems"] == [pip, pip]
 
 
 def test_unknown_fields_are_allowed_by_the_schema() -> None:

@@ -345,6 +345,8 @@ def test_max_pip_10_is_refused_when_constructed_directly() -> None:
         ({"hand_size": 0}, "hand_size"),
         ({"double_blank_score": -1}, "double_blank_score"),
         ({"announce_penalty": -1}, "announce_penalty"),
+        ({"double_blank_score": 1001}, "double_blank_score=1001: must be at most 1000"),
+        ({"announce_penalty": 188}, "announce_penalty=188: must be at most 187"),
         ({"first_turns_complete": True}, "first_turns_complete"),
         ({"first_train_until_stuck": True}, "first_train_until_stuck"),
         ({"first_train_draws": False}, "first_train_draws"),

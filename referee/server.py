@@ -297,7 +297,8 @@ class BotServer:
         conn.allow_lines_of(self.limits.max_line)
         slot.connected = session  # reserved while the handshake runs
         try:
-            hello = league_hello(self.config, login.name)  # its own clocks, if it has them
+            # Its own clocks, if it has them, and the line limit this server holds it to.
+            hello = league_hello(self.config, login.name, self.limits.max_line)
             await handshake(conn, hello, hello.time.startup_ms / 1000)
         except StartupError as exc:
             log.info("%s from %s: %s", login.name, peer, exc)

@@ -65,13 +65,15 @@ class TcpBots(Protocol):
         """Say `bye` to every session still open (when the league ends)."""
 
 
-def league_hello(config: LeagueConfig, name: str) -> m.Hello:
-    """The `hello` bot `name` of the league gets: its own clocks, if it has them."""
+def league_hello(config: LeagueConfig, name: str, max_line: int = m.MAX_LINE_DEFAULT) -> m.Hello:
+    """The `hello` bot `name` of the league gets: its own clocks, if it has them, and
+    the longest line it may send (a tcp bot's is the server's `max_line`)."""
     return m.Hello(
         referee=f"mexican-train-referee {__version__}",
         players=config.table,
         rules=rules_info(config.rules),
         time=config.bot_time(name),
+        max_line=max_line,
     )
 
 

@@ -605,3 +605,13 @@ async def test_a_tcp_bot_gets_its_own_clocks_in_its_hello(tmp_path: Path) -> Non
                 hello = await first_line(stream)
             assert hello["type"] == "hello"
             assert hello["time"]["move_ms"] == (move_ms or on.server.config.time.move_ms)
+
+
+async def test_a_tcp_bots_hello_states_the_servers_line_limit(tmp_path: Path) -> None:
+    # spec/PROTOCOL.md: hello's max_line is the limit the referee holds the bot to; a
+    # tcp bot is held to [server] max_line.
+    async with listening(tmp_path, "[server]\nmax_line = 65536\n") as on:
+        async with await login(on.port, "c", TOKEN_C) as stream:
+            hello = await first_line(stream)
+    assert hello["type"] == "hello"
+    assert hello["max_line"] == 65536

@@ -185,7 +185,7 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
     ),
     "time not a table": (setter("time", value=100), "time: expected a table", ""),
     "time key unknown": (setter("time", value={"move": 100}), "time.move: unknown", "move_ms"),
-    "time negative": (setter("time", value={"move_ms": -1}), "time.move_ms", "negative"),
+    "time negative": (setter("time", value={"move_ms": -1}), "time.move_ms", "-1 is too small"),
     "time a string": (setter("time", value={"bank_ms": "100"}), "time.bank_ms", ""),
     "time a float": (setter("time", value={"grace_ms": 0.5}), "time.grace_ms", ""),
     "sandbox unknown": (setter("bot", 1, "sandbox", value="box"), "bot[1].sandbox", "auto"),
@@ -390,7 +390,7 @@ def test_load_config_errors_name_the_file(tmp_path: Path) -> None:
 def test_the_example_league_loads() -> None:
     config = load_config(ROOT / "examples" / "league.toml", check_programs=False)
     assert [b.name for b in config.bots] == ["greedy", "random", "node", "minimal"]
-    assert (config.table, config.deals, config.duplicate, config.seed) == (3, 2, True, 2026)
+    assert (config.table, config.deals, config.duplicate, config.seed) == (3, 1, True, 2026)
     assert config.out.resolve() == ROOT / "league-out"
 
 

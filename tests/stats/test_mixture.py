@@ -290,3 +290,18 @@ def test_a_saved_mixture_resumes_and_a_bad_one_is_refused() -> None:
         Sprt.resume({**Sprt(0, 30).state.to_dict(), "raw_low": 0.5})
     with pytest.raises(StatsError, match="other parameters"):
         Sprt(0, 30, mixture=False, state=SprtState.from_dict(good))
+
+
+def test_the_llr_is_the_same_with_or_without_the_mixture() -> None:
+    # The mixture changes the GSPRT's bounds, never its statistic: the bench reads the
+    # GSPRT-alone verdict off the combined test's LLR.
+    rng = random.Random(11)
+    both, alone = Sprt(0, 5), Sprt(0, 5, mixture=False)
+    for _ in range(3000):
+        unit = _unit(rng.choices(PENTANOMIAL, [2, 5, 10, 5, 2])[0])
+        both.add(unit)
+        alone.add(unit)
+        assert both.state.llr == alone.state.llr
+        if both.verdict is not None or alone.verdict is not None:
+            break
+    assert alone.summary().lower == pytest.approx(math.log(0.05 / 0.95))

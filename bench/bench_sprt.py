@@ -49,6 +49,7 @@ from _machine import cpu_model
 from referee.rules import preset
 from referee.stats import Sprt, Unit, Verdict, bounds, game_score, score_of_elo
 from referee.stats.luck import FeatureValue, RolloutValue, Value, fit_scale, luck
+from referee.stats.mixture import SHARE
 from referee.stats.players import Player, greedy_player, play_game, play_recorded, random_player
 
 RULES = preset("standard", players=2, max_pip=6, rounds="single")
@@ -423,6 +424,10 @@ def mixture_part(
                 f"{h1 / count:6.3f} {low:6.3f}-{high:.3f} {shares}         {_quantiles(counts)}"
             )
             label = ""
+        if count == tests:  # under H0: the false positives the mixture itself made
+            h1_mix = sum(r.mixed == "H1" and r.decided_by == "mixture" for r in runs)
+            own = f"its own bound {SHARE * ALPHA:.0%}"
+            print(f"   {'':31s} H1 by the mixture in {h1_mix} of {count} runs ({own})")
 
 
 def binomial_ci(k: int, n: int) -> tuple[float, float]:

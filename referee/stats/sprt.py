@@ -340,12 +340,12 @@ def unanimous_bounds(
     """Bounds on the expected result of units that all went one way, where the normal
     interval (zero spread) says nothing: (lower, upper), on the score scale.
 
-    `low`/`high` are the smallest and largest raw result. For X in [0, 1] with mean
-    μ, Markov's inequality gives P(X > μ/c) < c, so n results all above μ/c have
-    probability below cⁿ: with cⁿ = 1 − level, μ ≥ low·c. "won" gives that lower
-    bound (one-sided), "lost" the mirror upper bound 1 − (1 − high)·c, "drawn" both
-    at (1 − level)/2 each. With every result 1 the bound is (1 − level)^(1/n), the
-    exact binomial (Clopper-Pearson) one.
+    `low`/`high` are the smallest and largest raw result. "won" gives the one-sided
+    lower bound low·c, cⁿ = 1 − level: it fails only if μ < low·c, that is if all n
+    results exceed μ/c, and for X in [0, 1] with mean μ Markov's inequality gives
+    P(X > μ/c) ≤ c, so that has probability at most cⁿ. "lost" gives the mirror
+    upper bound 1 − (1 − high)·c, "drawn" both at (1 − level)/2 each. With every
+    result 1 the bound is (1 − level)^(1/n), the exact binomial (Clopper-Pearson) one.
     """
     if kind == "drawn":
         c = ((1.0 - level) / 2.0) ** (1.0 / units)

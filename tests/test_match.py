@@ -9,7 +9,9 @@ line carries a unique token, and no process with it may be left at the end.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +22,9 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.gamelog import read_log
-from referee.league.judge import match_lines
+from referee.league.judge import Lines, match_lines, progress_line
 from referee.league.schedule import deal_seed
+from referee.stats import Sprt, Unit
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import secrets_of
 
@@ -54,7 +57,13 @@ def test_greedy_beats_random_h1_exit_0(tmp_path: Path) -> None:
     assert result["verdict"] == "H1"
     for key in ("llr", "lower", "upper", "units", "games", "score", "elo", "elo_ci95", "los"):
         assert isinstance(result[key], int | float), key
-    assert result["llr"] >= result["upper"] > 0 > result["lower"]
+    assert result["upper"] > 0 > result["lower"]
+    # Whichever test crossed its bound decided (the deals are new each run).
+    if result["decided_by"] == "llr":
+        assert result["llr"] >= result["upper"]
+    else:
+        assert result["decided_by"] == "mixture"
+        assert result["mixture_llr"] >= result["mixture_upper"] > 0 > result["mixture_lower"]
     assert result["games"] == 2 * result["units"]
     assert result["score"] > 0.5 and result["elo"] > 0 and result["los"] > 0.5
     # With --json the live report goes to stderr: one line per counted unit, in order.
@@ -243,3 +252,25 @@ def test_a_report_saved_before_the_mixture_test_still_reads() -> None:
         "Elo difference: 151.0 +/- 116.7, LOS: 99.9 %",
         "SPRT ([0.00, 100.00]): LLR 3.08 (-2.94, 2.94) - H1 was accepted",
     ]
+
+
+def test_the_live_line_is_rewritten_in_place_only_where_it_fits(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sprt = Sprt(0, 5)
+    sprt.add(Unit(1.0, 0.0))
+    line = progress_line(sprt.summary())
+    # Two units' lines, then the end of the live report; click leaves out the line's
+    # erase-to-end escape, as stdout is not a terminal here.
+    for columns, expected in (
+        (len(line) + 1, f"\r{line}\r{line}\n"),  # rewritten in place, then a newline
+        (len(line), f"\r{line}\n\r{line}\n"),  # too wide: each printed in full
+    ):
+        size = os.terminal_size((columns, 24))
+        monkeypatch.setattr(shutil, "get_terminal_size", lambda size=size: size)
+        lines = Lines()
+        lines.live = True  # as on a terminal
+        lines(sprt.summary())
+        lines(sprt.summary())
+        lines.end()
+        assert capsys.readouterr().out == expected

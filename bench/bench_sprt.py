@@ -15,15 +15,23 @@ one round (`rounds = "single"`), so that thousands of them take seconds.
    symmetric (each unit also as its mirror, NEW and BASE exchanged), so its
    true Elo difference is exactly 0 = elo0. To compare designs at one true
    difference, the other pools are moved to the score of elo1 and their luck
-   centred (`shifted`).
+   centred (`shifted`). Parts 1 to 4 measure the GSPRT alone (`mixture=False`):
+   the designs' savings, on pools whose shifted results may leave [0, 1].
+3. Part 5 puts the test `referee match` runs (the GSPRT with the mixture test
+   beside it, sharing α and β) next to the GSPRT alone, for elo0 = 0, elo1 = 5:
+   both are fed the same stream of units in each simulated run. Its pools stay
+   in [0, 1]: a target score is reached by drawing from the pool and from its
+   mirror (NEW and BASE exchanged) in the right proportion (`Source`).
 
-    python bench/bench_sprt.py                 # the default run, a few minutes on 2 cores
+    python bench/bench_sprt.py                 # the default run, parts 1 to 5
+    python bench/bench_sprt.py --parts 5       # the mixture against the GSPRT alone
     python bench/bench_sprt.py --quick         # a smaller run, to try the script
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import multiprocessing
 import platform
@@ -34,12 +42,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from _machine import cpu_model
 
 from referee.rules import preset
-from referee.stats import Sprt, Unit, Verdict, game_score, score_of_elo
+from referee.stats import Sprt, Unit, Verdict, bounds, game_score, score_of_elo
 from referee.stats.luck import FeatureValue, RolloutValue, Value, fit_scale, luck
+from referee.stats.mixture import SHARE
 from referee.stats.players import Player, greedy_player, play_game, play_recorded, random_player
 
 RULES = preset("standard", players=2, max_pip=6, rounds="single")
@@ -176,7 +186,7 @@ def _tests(job: tuple[Sequence[Unit], int, int, bool]) -> tuple[int, int, int, l
     games = []
     for t in range(first, first + count):
         rng = random.Random(f"bench-sprt/{t}")
-        sprt = Sprt(ELO0, ELO1, ALPHA, BETA, fit_luck=fit)
+        sprt = Sprt(ELO0, ELO1, ALPHA, BETA, fit_luck=fit, mixture=False)
         verdict = None
         while verdict is None and sprt.state.units < MAX_UNITS:
             verdict = sprt.add(pool_units[rng.randrange(len(pool_units))])
@@ -227,6 +237,11 @@ class Line:
     baseline: bool = False  # the independent raw design the others are compared with
 
 
+def _raw_line(label: str, rows: Sequence[Row], design: str) -> Line:
+    """A design's raw units; the independent design is the baseline of what follows."""
+    return Line(label, units(rows, design, None), baseline=design == "independent")
+
+
 def saving_table(
     workers: multiprocessing.pool.Pool, lines: Sequence[Line], target: float, tests: int
 ) -> None:
@@ -254,6 +269,167 @@ def saving_table(
         print(text)
 
 
+MIX_ELO0, MIX_ELO1 = 0.0, 5.0  # part 5: the README's and the command's default test
+
+
+@dataclass(frozen=True)
+class Source:
+    """Units drawn from a pool, or (with probability `mirror`) a pool unit's mirror, NEW
+    and BASE exchanged: every result stays in [0, 1] and the mean is any chosen score
+    between the pool's and its mirror's (`aimed`)."""
+
+    units: list[Unit]
+    mirror: float = 0.0
+
+    def draw(self, rng: random.Random) -> Unit:
+        u = self.units[rng.randrange(len(self.units))]
+        if rng.random() < self.mirror:
+            return Unit(u.base, u.new, u.luck_base, u.luck_new, u.games)
+        return u
+
+    @property
+    def score(self) -> float:
+        mean = statistics.mean(u.raw for u in self.units)
+        return (1.0 - self.mirror) * mean + self.mirror * (1.0 - mean)
+
+
+def aimed(pool_units: list[Unit], target: float) -> Source:
+    """The pool and its mirror mixed so that the mean result is `target`."""
+    mean = statistics.mean(u.raw for u in pool_units)
+    if mean == 0.5:
+        return Source(pool_units, 0.5)
+    mirror = (mean - target) / (2.0 * mean - 1.0)
+    if not 0.0 <= mirror <= 1.0:
+        raise ValueError(f"score {target} is not between {mean} and {1 - mean}")
+    return Source(pool_units, mirror)
+
+
+@dataclass(frozen=True)
+class Race:
+    """One simulated run of both tests on one stream of units: each one's verdict
+    ("H1", "H0" or "-" undecided) and the units it counted; the combined test's
+    decider ("llr" or "mixture")."""
+
+    plain: str
+    plain_units: int
+    mixed: str
+    mixed_units: int
+    decided_by: str | None
+
+
+def _race(job: tuple[Source, int, int, str]) -> list[Race]:
+    """Runs of both tests, each on its own stream of units. The GSPRT alone has the same
+    LLR as the combined test on the same units (the LLR depends on the units and on elo0,
+    elo1 only) and narrower bounds: its verdict is read off the combined test's LLR at
+    the first unit that leaves its bounds, and only when the combined test stops first
+    (its mixture) does the GSPRT alone go on, from the same counts, by itself. That
+    costs one LLR a unit instead of two."""
+    source, first, count, tag = job
+    lower, upper = bounds(ALPHA, BETA)
+    out = []
+    for t in range(first, first + count):
+        rng = random.Random(f"bench-sprt/mixture/{tag}/{t}")
+        mixed = Sprt(MIX_ELO0, MIX_ELO1, ALPHA, BETA)
+        plain: tuple[str, int] | None = None
+        while mixed.verdict is None and mixed.state.units < MAX_UNITS:
+            mixed.add(source.draw(rng))
+            llr = mixed.state.llr
+            if plain is None and (llr >= upper or llr <= lower):
+                plain = ("H1" if llr >= upper else "H0", mixed.state.units)
+        if plain is None:
+            alone = Sprt(
+                MIX_ELO0,
+                MIX_ELO1,
+                ALPHA,
+                BETA,
+                mixture=False,
+                state=dataclasses.replace(
+                    mixed.state,
+                    mixture=False,
+                    mix_h1=[],
+                    mix_h0=[],
+                    verdict=None,
+                    decided_by=None,
+                    bins={k: list(v) for k, v in mixed.state.bins.items()},
+                ),
+            )
+            while alone.verdict is None and alone.state.units < MAX_UNITS:
+                alone.add(source.draw(rng))
+            plain = (alone.verdict.value if alone.verdict else "-", alone.state.units)
+        verdict = mixed.verdict.value if mixed.verdict else "-"
+        out.append(Race(*plain, verdict, mixed.state.units, mixed.state.decided_by))
+    return out
+
+
+def race(workers: multiprocessing.pool.Pool, source: Source, count: int, tag: str) -> list[Race]:
+    """`count` runs of both tests on `source`, split among the workers."""
+    size = max(1, count // 16)
+    jobs = [(source, first, min(size, count - first), tag) for first in range(0, count, size)]
+    return [r for part in workers.map(_race, jobs) for r in part]
+
+
+def _quantiles(values: Sequence[int]) -> str:
+    ordered = sorted(values)
+    median = ordered[len(ordered) // 2]
+    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return f"{median:6d} {p90:6d} {statistics.mean(ordered):7.0f}"
+
+
+def mixture_part(
+    workers: multiprocessing.pool.Pool, raw: dict[str, list[Row]], tests: int, others: int
+) -> None:
+    """Part 5: false positives under H0 and the units needed from a clean sweep to a small
+    difference, the GSPRT alone beside the GSPRT with the mixture, in the same runs."""
+    sweep = Sprt(MIX_ELO0, MIX_ELO1, ALPHA, BETA, mixture=False)
+    mixed = Sprt(MIX_ELO0, MIX_ELO1, ALPHA, BETA)
+    for sprt in (sweep, mixed):
+        while sprt.add(Unit(1.0, 0.0)) is None:
+            pass
+    print(
+        f"5. The mixture test beside the GSPRT: elo0={MIX_ELO0:g} elo1={MIX_ELO1:g} "
+        f"alpha={ALPHA} beta={BETA}; both tests on the same units in each run; {tests} runs "
+        f"under H0, {others} for each other truth; undecided after {MAX_UNITS} units"
+    )
+    print(
+        f"   a clean sweep (every unit won): the GSPRT alone stops at unit "
+        f"{sweep.state.units}, with the mixture at unit {mixed.state.units} "
+        f"({mixed.state.decided_by})"
+    )
+    paired = {name: units(rows, "paired", None) for name, rows in raw.items()}
+    noisy = paired["greedy-vs-noisy"]
+    lines = [
+        ("H0: greedy vs itself", aimed(paired["greedy-vs-itself"], 0.5)),
+        ("small: noisy mixed to elo1", aimed(noisy, score_of_elo(MIX_ELO1))),
+        ("medium: greedy vs noisy", Source(noisy)),
+        ("large: greedy vs random", Source(paired["greedy-vs-random"])),
+        ("large, worse: random vs greedy", Source(paired["greedy-vs-random"], 1.0)),
+    ]
+    print(
+        f"   {'truth':31s} {'Elo':>6s}  {'test':8s} {'runs':>5s} {'H1':>6s} {'95% interval':>13s} "
+        f"{'H0':>6s} {'undec.':>6s} {'by mix':>6s}  units: {'median':>6s} {'p90':>6s} {'mean':>7s}"
+    )
+    for label, source in lines:
+        count = tests if label.startswith("H0") else others
+        runs = race(workers, source, count, label.split(":")[0])
+        for name, verdicts, counts in (
+            ("GSPRT", [r.plain for r in runs], [r.plain_units for r in runs]),
+            ("+mixture", [r.mixed for r in runs], [r.mixed_units for r in runs]),
+        ):
+            h1, h0, none = (verdicts.count(v) for v in ("H1", "H0", "-"))
+            low, high = binomial_ci(h1, count)
+            by_mix = sum(r.decided_by == "mixture" for r in runs) if name != "GSPRT" else 0
+            shares = " ".join(f"{k / count:6.3f}" for k in (h0, none, by_mix))
+            print(
+                f"   {label:31s} {_elo(source.score):+6.1f}  {name:8s} {count:5d} "
+                f"{h1 / count:6.3f} {low:6.3f}-{high:.3f} {shares}         {_quantiles(counts)}"
+            )
+            label = ""
+        if count == tests:  # under H0: the false positives the mixture itself made
+            h1_mix = sum(r.mixed == "H1" and r.decided_by == "mixture" for r in runs)
+            own = f"its own bound {SHARE * ALPHA:.0%}"
+            print(f"   {'':31s} H1 by the mixture in {h1_mix} of {count} runs ({own})")
+
+
 def binomial_ci(k: int, n: int) -> tuple[float, float]:
     """Wilson 95% interval of a proportion."""
     if n == 0:
@@ -269,6 +445,153 @@ def _elo(score: float) -> float:
     return 400 * math.log10(score / (1 - score))
 
 
+@dataclass
+class Pools:
+    """What parts 1 to 4 draw on: raw pools per match, pools with luck, feature scales."""
+
+    raw: dict[str, list[Row]]
+    luck_self: list[Row]
+    luck_noisy: list[Row]
+    luck_random: list[Row]
+    scales: dict[str, dict[str, float]]
+
+
+def luck_pools(
+    workers: multiprocessing.pool.Pool, raw: dict[str, list[Row]], args: argparse.Namespace
+) -> Pools:
+    """The pools with luck, the pilot's feature scales and what the luck costs."""
+    wall0 = time.perf_counter()
+    luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",), "ab")
+    luck_noisy = pool(workers, "greedy-vs-noisy", 0, args.luck_units, tuple(VALUE_OF))
+    luck_random = pool(workers, "greedy-vs-random", 0, args.luck_units // 2, ("rollout",))
+    pilot = pool(workers, "greedy-vs-noisy", 10**6, args.pilot, FEATURES)
+    print(
+        f"pools:   {args.luck_units} (greedy-vs-noisy) and {args.luck_units // 2} "
+        f"(greedy-vs-itself, greedy-vs-random) units with luck, {args.pilot} pilot units; "
+        f"{time.perf_counter() - wall0:.0f} s"
+    )
+    # Rollout values are game scores already (factor 1); each feature value gets the
+    # least-squares factor fitted on the pilot's games, which no test counts.
+    scales: dict[str, dict[str, float]] = {"rollout": {"rollout": 1.0}}
+    for value in FEATURES:
+        scores = [r.a for r in pilot] + [r.c for r in pilot]
+        lucks = [r.luck_a[value] for r in pilot] + [r.luck_c[value] for r in pilot]
+        scales[value] = {value: fit_scale(scores, lucks)}
+    print("scales:  " + ", ".join(f"{v} {s[v]:.4f}" for v, s in scales.items() if v != "rollout"))
+    for value in VALUE_OF:
+        spent = sum(r.seconds[value] for r in luck_noisy) / (3 * len(luck_noisy))
+        print(f"cost:    {value} luck {1000 * spent:.1f} ms CPU per game")
+    return Pools(raw, luck_self, luck_noisy, luck_random, scales)
+
+
+def part1(workers: multiprocessing.pool.Pool, p: Pools, args: argparse.Namespace) -> None:
+    """False positives of the GSPRT alone, greedy against itself."""
+    raw, luck_self, scales = p.raw, p.luck_self, p.scales
+    print()
+    print(
+        f"1. False positives: greedy against itself, mirrored pools (true Elo 0); "
+        f"{args.tests} tests each"
+    )
+    for label, pool_units, fit in (
+        ("paired, raw", mirrored(units(raw["greedy-vs-itself"], "paired", None)), False),
+        (
+            "independent, raw",
+            mirrored(units(raw["greedy-vs-itself"], "independent", None)),
+            False,
+        ),
+        (
+            "paired, rollout luck",
+            mirrored(units(luck_self, "paired", scales["rollout"])),
+            False,
+        ),
+        (
+            "paired, rollout, fitted",
+            mirrored(units(luck_self, "paired", scales["rollout"])),
+            True,
+        ),
+    ):
+        result = run_tests(workers, pool_units, args.tests, fit=fit)
+        low, high = binomial_ci(result.h1, result.count)
+        print(
+            f"   {label:22s} H1 {result.h1:4d}/{result.count} = {result.h1 / result.count:.3f} "
+            f"(95% {low:.3f}-{high:.3f}); games median {result.quantile(0.5):.0f}, "
+            f"p90 {result.quantile(0.9):.0f}"
+        )
+
+
+def part2(workers: multiprocessing.pool.Pool, p: Pools, args: argparse.Namespace) -> None:
+    """Power of the GSPRT alone, greedy against random."""
+    raw = p.raw
+    print()
+    print(f"2. Power: greedy against random; {args.tests} tests each")
+    for design in ("paired", "independent"):
+        rows = units(raw["greedy-vs-random"], design, None)
+        score = statistics.mean(u.value for u in rows)
+        result = run_tests(workers, rows, args.tests)
+        print(
+            f"   {design:22s} score {score:.3f} (Elo {_elo(score):.0f}); H1 {result.h1}/"
+            f"{result.count}; games median {result.quantile(0.5):.0f}, "
+            f"p90 {result.quantile(0.9):.0f}"
+        )
+
+
+def part3(workers: multiprocessing.pool.Pool, p: Pools, args: argparse.Namespace) -> None:
+    """The saving of pairing and luck correction, greedy against noisy greedy."""
+    raw, luck_noisy, scales = p.raw, p.luck_noisy, p.scales
+    print()
+    measured = statistics.mean(u.raw for u in units(raw["greedy-vs-noisy"], "paired", None))
+    target = score_of_elo(ELO1)
+    print(
+        f"3. The saving: greedy against greedy with 10% random moves (measured score "
+        f"{measured:.3f}, Elo {_elo(measured):.1f}); every pool shifted to the score of "
+        f"elo1, {target:.4f}, so that all designs face the same true difference; "
+        f"{args.saving_tests} tests each"
+    )
+    noisy = raw["greedy-vs-noisy"]
+    lines = [
+        Line(f"independent, raw ({args.units})", units(noisy, "independent", None), baseline=True),
+        Line(f"paired, raw ({args.units})", units(noisy, "paired", None)),
+    ]
+    for design in ("independent", "paired"):
+        lines.append(_raw_line(f"{design}, raw ({args.luck_units})", luck_noisy, design))
+        for value in VALUE_OF:
+            corrected = units(luck_noisy, design, scales[value])
+            lines.append(Line(f"{design}, {value} luck", corrected, value == "rollout"))
+        lines.append(
+            Line(
+                f"{design}, rollout luck, fitted",
+                units(luck_noisy, design, scales["rollout"]),
+                fit=True,
+            )
+        )
+    saving_table(workers, lines, target, args.saving_tests)
+    for design in ("paired", "independent"):
+        diffs = [u.value - u.raw for u in units(luck_noisy, design, scales["rollout"])]
+        se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+        print(
+            f"   unbiasedness, {design}: mean(corrected - raw) = {statistics.mean(diffs):+.4f} "
+            f"± {1.96 * se:.4f} (95%), expectation 0"
+        )
+
+
+def part4(workers: multiprocessing.pool.Pool, p: Pools, args: argparse.Namespace) -> None:
+    """Pairing and luck correction for bots that play unalike."""
+    luck_random, scales = p.luck_random, p.scales
+    target = score_of_elo(ELO1)
+    print()
+    print(
+        f"4. Bots that play unalike: greedy against random, {len(luck_random)} units, "
+        f"shifted to elo1 as in 3; {args.saving_tests} tests each"
+    )
+    lines = []
+    for design in ("independent", "paired"):
+        lines.append(_raw_line(f"{design}, raw", luck_random, design))
+        corrected = units(luck_random, design, scales["rollout"])
+        lines.append(Line(f"{design}, rollout luck", corrected))
+        lines.append(Line(f"{design}, rollout luck, fitted", corrected, fit=True))
+    saving_table(workers, lines, target, args.saving_tests)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -277,163 +600,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pilot", type=int, default=400, help="units to fit feature scales")
     parser.add_argument("--tests", type=int, default=1000, help="whole SPRTs per line of 1, 2")
     parser.add_argument("--saving-tests", type=int, default=500, help="whole SPRTs per line of 3")
+    parser.add_argument("--mix-tests", type=int, default=1000, help="runs under H0 in 5")
+    parser.add_argument("--mix-others", type=int, default=300, help="runs per other line of 5")
+    parser.add_argument("--parts", default="1,2,3,4,5", help="which parts (default 1,2,3,4,5)")
     parser.add_argument("--quick", action="store_true", help="small pools and 200 tests")
     args = parser.parse_args(argv)
     if args.quick:
-        args.units, args.luck_units, args.pilot, args.tests, args.saving_tests = (
-            600,
-            40,
-            60,
-            200,
-            200,
-        )
-    for name in ("jobs", "units", "luck_units", "pilot", "tests", "saving_tests"):
+        args.units, args.luck_units, args.pilot = 600, 40, 60
+        args.tests = args.saving_tests = args.mix_tests = args.mix_others = 200
+    numbers = ("jobs", "units", "luck_units", "pilot", "tests", "saving_tests", "mix_tests")
+    for name in (*numbers, "mix_others"):
         if getattr(args, name) < 2:
             parser.error(f"--{name.replace('_', '-')} must be at least 2")
+    try:
+        parts = {int(x) for x in args.parts.split(",")}
+    except ValueError:
+        parser.error(f"--parts {args.parts!r}: numbers from 1 to 5, comma-separated")
+    if not parts or not parts <= {1, 2, 3, 4, 5}:
+        parser.error(f"--parts {args.parts!r}: numbers from 1 to 5, comma-separated")
 
     print(f"machine: {platform.platform()}; {cpu_model()}")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")
+    print(f"load:    {Path('/proc/loadavg').read_text().strip()} (/proc/loadavg, at the start)")
     print(
-        f"games:   2 players, double-6, one round; SPRT elo0={ELO0:g} elo1={ELO1:g} "
-        f"alpha={ALPHA} beta={BETA}; rollouts={ROLLOUTS} greedy playouts per value"
+        f"games:   2 players, double-6, one round; parts 1-4: SPRT elo0={ELO0:g} "
+        f"elo1={ELO1:g} alpha={ALPHA} beta={BETA}; rollouts={ROLLOUTS} greedy playouts "
+        "per value"
     )
     wall0 = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as workers:
         raw = {name: pool(workers, name, 0, args.units) for name in MATCHES}
-        luck_self = pool(workers, "greedy-vs-itself", 0, args.luck_units // 2, ("rollout",), "ab")
-        luck_noisy = pool(workers, "greedy-vs-noisy", 0, args.luck_units, tuple(VALUE_OF))
-        luck_random = pool(workers, "greedy-vs-random", 0, args.luck_units // 2, ("rollout",))
-        pilot = pool(workers, "greedy-vs-noisy", 10**6, args.pilot, FEATURES)
-        print(
-            f"pools:   {args.units} units per match, {args.luck_units} (greedy-vs-noisy) and "
-            f"{args.luck_units // 2} (greedy-vs-itself, greedy-vs-random) with luck, "
-            f"{args.pilot} pilot units; "
-            f"{time.perf_counter() - wall0:.0f} s"
-        )
-
-        # Rollout values are game scores already (factor 1); each feature value gets the
-        # least-squares factor fitted on the pilot's games, which no test counts.
-        scales: dict[str, dict[str, float]] = {"rollout": {"rollout": 1.0}}
-        for value in FEATURES:
-            scores = [r.a for r in pilot] + [r.c for r in pilot]
-            lucks = [r.luck_a[value] for r in pilot] + [r.luck_c[value] for r in pilot]
-            scales[value] = {value: fit_scale(scores, lucks)}
-        print(
-            "scales:  " + ", ".join(f"{v} {s[v]:.4f}" for v, s in scales.items() if v != "rollout")
-        )
-        for value in VALUE_OF:
-            spent = sum(r.seconds[value] for r in luck_noisy) / (3 * len(luck_noisy))
-            print(f"cost:    {value} luck {1000 * spent:.1f} ms CPU per game")
-
-        print()
-        print(
-            f"1. False positives: greedy against itself, mirrored pools (true Elo 0); "
-            f"{args.tests} tests each"
-        )
-        for label, pool_units, fit in (
-            ("paired, raw", mirrored(units(raw["greedy-vs-itself"], "paired", None)), False),
-            (
-                "independent, raw",
-                mirrored(units(raw["greedy-vs-itself"], "independent", None)),
-                False,
-            ),
-            (
-                "paired, rollout luck",
-                mirrored(units(luck_self, "paired", scales["rollout"])),
-                False,
-            ),
-            (
-                "paired, rollout, fitted",
-                mirrored(units(luck_self, "paired", scales["rollout"])),
-                True,
-            ),
-        ):
-            result = run_tests(workers, pool_units, args.tests, fit=fit)
-            low, high = binomial_ci(result.h1, result.count)
-            print(
-                f"   {label:22s} H1 {result.h1:4d}/{result.count} = {result.h1 / result.count:.3f} "
-                f"(95% {low:.3f}-{high:.3f}); games median {result.quantile(0.5):.0f}, "
-                f"p90 {result.quantile(0.9):.0f}"
-            )
-
-        print()
-        print(f"2. Power: greedy against random; {args.tests} tests each")
-        for design in ("paired", "independent"):
-            rows = units(raw["greedy-vs-random"], design, None)
-            score = statistics.mean(u.value for u in rows)
-            result = run_tests(workers, rows, args.tests)
-            print(
-                f"   {design:22s} score {score:.3f} (Elo {_elo(score):.0f}); H1 {result.h1}/"
-                f"{result.count}; games median {result.quantile(0.5):.0f}, "
-                f"p90 {result.quantile(0.9):.0f}"
-            )
-
-        print()
-        measured = statistics.mean(u.raw for u in units(raw["greedy-vs-noisy"], "paired", None))
-        target = score_of_elo(ELO1)
-        print(
-            f"3. The saving: greedy against greedy with 10% random moves (measured score "
-            f"{measured:.3f}, Elo {_elo(measured):.1f}); every pool shifted to the score of "
-            f"elo1, {target:.4f}, so that all designs face the same true difference; "
-            f"{args.saving_tests} tests each"
-        )
-        noisy = raw["greedy-vs-noisy"]
-        lines = [
-            Line(
-                f"independent, raw ({args.units})", units(noisy, "independent", None), baseline=True
-            ),
-            Line(f"paired, raw ({args.units})", units(noisy, "paired", None)),
-        ]
-        for design in ("independent", "paired"):
-            lines.append(
-                Line(
-                    f"{design}, raw ({args.luck_units})",
-                    units(luck_noisy, design, None),
-                    baseline=design == "independent",
-                )
-            )
-            for value in VALUE_OF:
-                corrected = units(luck_noisy, design, scales[value])
-                lines.append(Line(f"{design}, {value} luck", corrected, value == "rollout"))
-            lines.append(
-                Line(
-                    f"{design}, rollout luck, fitted",
-                    units(luck_noisy, design, scales["rollout"]),
-                    fit=True,
-                )
-            )
-        saving_table(workers, lines, target, args.saving_tests)
-        for design in ("paired", "independent"):
-            diffs = [u.value - u.raw for u in units(luck_noisy, design, scales["rollout"])]
-            se = statistics.stdev(diffs) / math.sqrt(len(diffs))
-            print(
-                f"   unbiasedness, {design}: mean(corrected - raw) = {statistics.mean(diffs):+.4f} "
-                f"± {1.96 * se:.4f} (95%), expectation 0"
-            )
-
-        print()
-        print(
-            f"4. Bots that play unalike: greedy against random, {len(luck_random)} units, "
-            f"shifted to elo1 as in 3; {args.saving_tests} tests each"
-        )
-        lines = []
-        for design in ("independent", "paired"):
-            lines.append(
-                Line(
-                    f"{design}, raw",
-                    units(luck_random, design, None),
-                    baseline=design == "independent",
-                )
-            )
-            corrected = units(luck_random, design, scales["rollout"])
-            lines.append(Line(f"{design}, rollout luck", corrected))
-            lines.append(Line(f"{design}, rollout luck, fitted", corrected, fit=True))
-        saving_table(workers, lines, target, args.saving_tests)
+        print(f"pools:   {args.units} units per match; {time.perf_counter() - wall0:.0f} s")
+        no_luck = Pools(raw, [], [], [], {})  # part 2 and 5 need no pool with luck
+        pools = luck_pools(workers, raw, args) if parts & {1, 3, 4} else no_luck
+        for number, part in ((1, part1), (2, part2), (3, part3), (4, part4)):
+            if number in parts:
+                part(workers, pools, args)
+        if 5 in parts:
+            print()
+            mixture_part(workers, raw, args.mix_tests, args.mix_others)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print()
     print(
         f"done in {time.perf_counter() - wall0:.0f} s wall, "
-        f"{children.ru_utime + children.ru_stime:.0f} s CPU in {args.jobs} worker processes"
+        f"{children.ru_utime + children.ru_stime:.0f} s CPU in {args.jobs} worker processes; "
+        f"load at the end {Path('/proc/loadavg').read_text().strip()}"
     )
     return 0
 

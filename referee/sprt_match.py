@@ -26,7 +26,7 @@ from protocol.messages import TimeControl
 
 from .commands.common import fail, run_trio
 from .faults import Policy
-from .league.judge import Judge, Lines, final_lines, json_result
+from .league.judge import Judge, Lines, final_lines, json_result, test_line
 from .play import clock_problem
 from .process import BotSpec
 from .rules import Rules
@@ -39,24 +39,31 @@ TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
 
 
 def key_values(text: str, keys: tuple[str, ...]) -> dict[str, str]:
-    """`key=value,key=value` with every key among `keys`; ValueError naming a bad part."""
+    """`key=value,key=value`, each key among `keys` and given once, at least one of them;
+    ValueError naming what is wrong."""
     out: dict[str, str] = {}
     for part in text.split(","):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
-        if not sep or key.strip() not in keys:
+        key = key.strip()
+        if not sep or key not in keys:
             raise ValueError(f"{part.strip()!r}: expected one of {', '.join(keys)} =")
-        out[key.strip()] = value.strip()
+        if key in out:
+            raise ValueError(f"{key} is given twice")
+        out[key] = value.strip()
+    if not out:
+        raise ValueError(f"empty: give key=value with keys among {', '.join(keys)}")
     return out
 
 
-def parse_sprt(text: str) -> dict[str, float]:
-    """`elo0=E0,elo1=E1,alpha=A,beta=B` (any subset; the rest default), checked as a
-    test. StatsError says what is wrong."""
+def parse_sprt(text: str | None) -> tuple[dict[str, float], tuple[str, ...]]:
+    """`elo0=E0,elo1=E1,alpha=A,beta=B`, any of the keys (None: none of them): the test's
+    values, the keys left out taking their defaults, checked as a test; and the keys that
+    took their defaults. StatsError says what is wrong."""
     values = dict(SPRT_DEFAULTS)
     try:
-        given = key_values(text, tuple(SPRT_DEFAULTS))
+        given = {} if text is None else key_values(text, tuple(SPRT_DEFAULTS))
     except ValueError as exc:
         raise StatsError(str(exc)) from None
     for key, value in given.items():
@@ -65,7 +72,7 @@ def parse_sprt(text: str) -> dict[str, float]:
         except ValueError:
             raise StatsError(f"{key}={value!r}: not a number") from None
     Sprt(values["elo0"], values["elo1"], values["alpha"], values["beta"])
-    return values
+    return values, tuple(k for k in SPRT_DEFAULTS if k not in given)
 
 
 def parse_clock(text: str, base: TimeControl) -> TimeControl:
@@ -127,6 +134,7 @@ class MatchSetup:
     time_base: TimeControl | None = None
     cluster: str | None = None  # --cluster: local:N or a scheduler's address
     keep_going: bool = False  # --keep-going: no failed start stops the match
+    sprt_defaults: tuple[str, ...] = ()  # the --sprt keys left to their defaults
 
 
 def _clock(t: TimeControl) -> dict[str, int]:
@@ -235,6 +243,8 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     say_nothing_to_resume(out, setup.resume, "match")
     lines = Lines(to_err=setup.as_json)
     judge = Judge(config, lines)
+    # What the test is, with the defaults it took, before the first unit's line.
+    click.echo(shown(test_line(judge.sprt, setup.sprt_defaults)), err=setup.as_json)
 
     async def play() -> None:
         async with open_cluster(setup.cluster, setup.jobs) as dask:

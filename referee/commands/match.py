@@ -29,10 +29,11 @@ from .play import game_options, time_options
 @click.option(
     "--sprt",
     "sprt_text",
-    default="elo0=0,elo1=5,alpha=0.05,beta=0.05",
-    show_default=True,
+    default=None,
     metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
-    help="The sequential test: H0 Elo = E0 against H1 Elo = E1, error rates A and B.",
+    help="The sequential test: H0 Elo = E0 against H1 Elo = E1, error rates A and B. "
+    "Keys left out take their defaults, elo0=0, elo1=5, alpha=0.05, beta=0.05 (the "
+    "match says at its start which it took); each key at most once.",
 )
 @click.option(
     "--max-games",
@@ -85,7 +86,7 @@ def match_cmd(
     table: int,
     sandbox: str | None,
     env_pairs: tuple[str, ...],
-    sprt_text: str,
+    sprt_text: str | None,
     max_games: int | None,
     jobs: int,
     out: str | None,
@@ -131,7 +132,7 @@ def match_cmd(
     from ..stats import StatsError
 
     try:
-        sprt = parse_sprt(sprt_text)
+        sprt, sprt_defaults = parse_sprt(sprt_text)
     except StatsError as exc:
         fail(f"--sprt {sprt_text!r}: {exc}")
     time = time_control((startup_ms, move_ms, bank_ms, increment_ms, grace_ms))
@@ -179,5 +180,6 @@ def match_cmd(
             time_base=clocks[1],
             cluster=cluster,
             keep_going=keep_going,
+            sprt_defaults=sprt_defaults,
         )
     )

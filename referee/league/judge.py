@@ -14,6 +14,7 @@ same lines (`progress_line`, `final_lines`, `json_result`).
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -123,50 +124,112 @@ class Judge:
 
 
 class Lines:
-    """The live report: one line per counted unit, rewritten in place on a terminal
-    (`to_err`: on stderr, never in place, as with --json)."""
+    """The live report: one line per counted unit, rewritten in place on a terminal wide
+    enough for it, else printed in full (`to_err`: on stderr, never in place, as with
+    --json)."""
 
     def __init__(self, to_err: bool = False) -> None:
         self.to_err = to_err
         self.live = not to_err and sys.stdout.isatty()
-        self.shown = False
+        self.open = False  # the cursor is at the end of a line rewritten in place
 
     def __call__(self, summary: Summary) -> None:
         line = progress_line(summary)
-        self.shown = True
-        if self.live:
-            click.echo(f"\r{line}\x1b[K", nl=False)  # one line, rewritten in place
-        else:
+        if not self.live:
             click.echo(line, err=self.to_err)
+            return
+        # A line wider than the terminal wraps, and a carriage return would then go
+        # back to its last row only: such a line is left standing, the next below it.
+        fits = len(line) < shutil.get_terminal_size().columns
+        click.echo(f"\r{line}\x1b[K", nl=not fits)
+        self.open = fits
 
     def end(self) -> None:
         """Leave the line rewritten in place, before the final block."""
-        if self.live and self.shown:
+        if self.open:
             click.echo()
+            self.open = False
+
+
+def test_line(sprt: Sprt, defaulted: Iterable[str] = ()) -> str:
+    """What the test is, said before its first unit: the hypotheses and error rates
+    (naming those left to their defaults) and the bounds of both of its tests."""
+    st = sprt.state
+    given = ", ".join(f"{k}={getattr(st, k):g}" for k in ("elo0", "elo1", "alpha", "beta"))
+    left = list(defaulted)
+    said = ""
+    if len(left) == 4:
+        said = " (all the defaults)"
+    elif left:
+        said = f" ({', '.join(left)}: the default{'s' if len(left) > 1 else ''})"
+    line = f"SPRT {given}{said}: stops when the LLR leaves ({sprt.lower:.2f}, {sprt.upper:.2f})"
+    if st.mixture:
+        line += f" or the mixture leaves ({sprt.mix_lower:.2f}, {sprt.mix_upper:.2f})"
+    return line
+
+
+def _elo_words(s: Summary) -> str:
+    """The Elo estimate: ± the 95% interval, or a bound when every unit went one way
+    (the interval of results with no spread would say ± 0)."""
+    if s.unanimous == "won":
+        return f"every unit won: Elo > {s.elo_low:+.1f} (95%)"
+    if s.unanimous == "lost":
+        return f"every unit lost: Elo < {s.elo_high:+.1f} (95%)"
+    if s.unanimous == "drawn":
+        return f"every unit drawn: Elo {s.elo_low:+.1f} to {s.elo_high:+.1f} (95%)"
+    return f"Elo {s.elo:+.1f} +/- {s.elo_ci95:.1f} LOS {100 * s.los:.1f} %"
+
+
+def _statistics(s: Summary) -> str:
+    """Each test's statistic and its bounds."""
+    text = f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f})"
+    if s.mixture:
+        text += f", mixture {s.mixture_llr:.2f} ({s.mixture_lower:.2f}, {s.mixture_upper:.2f})"
+    return text
+
+
+BY = {"llr": "LLR", "mixture": "mixture"}
 
 
 def progress_line(s: Summary) -> str:
-    """One finished unit's state of the test, in the chess testers' words."""
+    """One finished unit's state of the test, in the chess testers' words, and how far
+    it is from a bound: the units still needed at the current rate, and by which test."""
+    if s.verdict is not None:
+        ahead = f" - {s.verdict.value} accepted ({BY[s.decided_by or 'llr']})"
+    elif s.to_go is None:
+        ahead = " - no trend yet"
+    else:
+        units = "unit" if s.to_go == 1 else "units"
+        ahead = f" - ~{s.to_go} more {units} at this rate ({BY[s.to_go_by or 'llr']})"
     return (
         f"units {s.units} games {s.games} pairs W/D/L {s.wins}/{s.draws}/{s.losses} "
-        f"score {s.score:.3f} Elo {s.elo:+.1f} +/- {s.elo_ci95:.1f} LOS {100 * s.los:.1f} % "
-        f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f})"
+        f"score {s.score:.3f} {_elo_words(s)} {_statistics(s)}{ahead}"
     )
 
 
 def final_lines(s: Summary, names: tuple[str, str]) -> list[str]:
-    """The end report, as fastchess and cutechess-cli print it."""
+    """The end report, as fastchess and cutechess-cli print it (with the mixture's
+    statistic, and a bound instead of the interval when every unit went one way)."""
     verdict = {
         Verdict.H1: "H1 was accepted",
         Verdict.H0: "H0 was accepted",
         None: "no decision (--max-games ran out)",
     }[s.verdict]
+    if s.decided_by is not None and s.mixture:
+        verdict += " by the mixture test" if s.decided_by == "mixture" else " by the LLR"
+    if s.unanimous == "won":
+        elo = f"more than {s.elo_low:+.1f} (95%, one-sided: every unit won)"
+    elif s.unanimous == "lost":
+        elo = f"less than {s.elo_high:+.1f} (95%, one-sided: every unit lost)"
+    elif s.unanimous == "drawn":
+        elo = f"{s.elo_low:+.1f} to {s.elo_high:+.1f} (95%: every unit drawn)"
+    else:
+        elo = f"{s.elo:.1f} +/- {s.elo_ci95:.1f}, LOS: {100 * s.los:.1f} %"
     return [
         f"Results of {names[0]} vs {names[1]}: {s.units} units, {s.games} games, "
         f"pairs W/D/L {s.wins}/{s.draws}/{s.losses}, score {s.score:.3f}",
-        f"Elo difference: {s.elo:.1f} +/- {s.elo_ci95:.1f}, LOS: {100 * s.los:.1f} %",
-        f"SPRT ([{s.elo0:.2f}, {s.elo1:.2f}]): LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) "
-        f"- {verdict}",
+        f"Elo difference: {elo}",
+        f"SPRT ([{s.elo0:.2f}, {s.elo1:.2f}]): {_statistics(s)} - {verdict}",
     ]
 
 

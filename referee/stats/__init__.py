@@ -4,7 +4,8 @@ Pure and standard library only (plus the engine, for the luck correction and
 the in-process players): no trio, no I/O, no clock. The integrating command
 builds a `Unit` per duplicate unit from its two games' ranks (`game_score`),
 optionally with each game's `luck`, and feeds the units to `Sprt.add` in
-schedule order; `Sprt.summary()` is what it prints, `Sprt.state` what it saves.
+schedule order (the GSPRT, with the mixture test of `referee.stats.mixture`
+beside it); `Sprt.summary()` is what it prints, `Sprt.state` what it saves.
 The model and its sources are in spec/STATS.md.
 """
 
@@ -23,6 +24,7 @@ from .sprt import (
     mle,
     regularised,
     run,
+    unanimous_bounds,
 )
 
 __all__ = [
@@ -46,4 +48,5 @@ __all__ = [
     "run",
     "score_of_elo",
     "single_game",
+    "unanimous_bounds",
 ]

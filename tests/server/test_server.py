@@ -610,8 +610,10 @@ async def test_a_tcp_bot_gets_its_own_clocks_in_its_hello(tmp_path: Path) -> Non
 async def test_a_tcp_bots_hello_states_the_servers_line_limit(tmp_path: Path) -> None:
     # spec/PROTOCOL.md: hello's max_line is the limit the referee holds the bot to; a
     # tcp bot is held to [server] max_line.
-    async with listening(tmp_path, "[server]\nmax_line = 65536\n") as on:
-        async with await login(on.port, "c", TOKEN_C) as stream:
-            hello = await first_line(stream)
+    async with (
+        listening(tmp_path, "[server]\nmax_line = 65536\n") as on,
+        await login(on.port, "c", TOKEN_C) as stream,
+    ):
+        hello = await first_line(stream)
     assert hello["type"] == "hello"
     assert hello["max_line"] == 65536

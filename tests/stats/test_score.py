@@ -88,10 +88,8 @@ def test_interval_and_los_by_hand() -> None:
     assert los(0.5, var, n) == 0.5
     assert los(0.6, 0.0, n) == 1.0 and los(0.4, 0.0, n) == 0.0
     sprt = Sprt(0, 5)
-    for _ in range(60):
-        sprt.add(Unit(1.0, 0.5))
-    for _ in range(40):
-        sprt.add(Unit(0.5, 1.0))
+    for i in range(100):  # interleaved: 60 straight wins would end the test (its mixture)
+        sprt.add(Unit(1.0, 0.5) if i % 5 < 3 else Unit(0.5, 1.0))
     summary = sprt.summary()
     assert summary.score == pytest.approx(0.55)
     assert summary.elo == pytest.approx(400 * math.log10(0.55 / 0.45))  # 34.86

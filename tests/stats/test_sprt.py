@@ -32,8 +32,12 @@ def test_bounds_are_walds() -> None:
     lower, upper = bounds(0.05, 0.10)
     assert lower == pytest.approx(-2.251291799)  # log(0.10 / 0.95)
     assert upper == pytest.approx(2.890371758)  # log(0.90 / 0.05)
-    sprt = Sprt(0, 5, 0.01, 0.2)
+    sprt = Sprt(0, 5, 0.01, 0.2, mixture=False)
     assert (sprt.lower, sprt.upper) == (math.log(0.2 / 0.99), math.log(0.8 / 0.01))
+    # With the mixture beside it the GSPRT spends 4/5 of each error rate, the mixture 1/5.
+    sprt = Sprt(0, 5, 0.01, 0.2)
+    assert (sprt.lower, sprt.upper) == pytest.approx(bounds(0.008, 0.16))
+    assert (sprt.mix_lower, sprt.mix_upper) == pytest.approx((math.log(0.04), -math.log(0.002)))
 
 
 @pytest.mark.parametrize(
@@ -153,7 +157,7 @@ def _units(seed: int, count: int, edge: float = 0.06) -> list[Unit]:
 
 def test_the_test_stops_at_the_first_unit_whose_llr_crosses_a_bound() -> None:
     units = _units(7, 5000)
-    sprt = Sprt(0, 20)
+    sprt = Sprt(0, 20, mixture=False)  # the GSPRT alone (tests/stats/test_mixture.py: both)
     s0, s1 = score_of_elo(0), score_of_elo(20)
     lower, upper = bounds(0.05, 0.05)
     counts: dict[float, list[float]] = {}
@@ -241,7 +245,9 @@ def test_summary_reports_pairs_and_games() -> None:
     assert (summary.wins, summary.draws, summary.losses) == (3, 1, 1)
     assert summary.raw_score == summary.score == pytest.approx((1 + 0.5 + 0 + 0.75 + 1) / 5)
     out = summary.to_dict()
-    assert out["verdict"] is None and out["lower"] == pytest.approx(-2.944438979)
+    assert out["verdict"] is None and out["decided_by"] is None
+    assert out["lower"] == pytest.approx(math.log(0.04 / 0.96))  # 4/5 of alpha and beta
+    assert out["mixture_upper"] == pytest.approx(-math.log(0.01))  # 1/5 of alpha
     assert json.loads(json.dumps(out)) == out
 
 
@@ -257,7 +263,8 @@ def _lucky_units(rng: random.Random, count: int, truth: float) -> list[Unit]:
 
 def test_a_fitted_luck_factor_uses_only_earlier_units() -> None:
     units = _lucky_units(random.Random(4), 300, 0.55)
-    sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.25, fit_luck=True)
+    # Raw results outside [0, 1]: the GSPRT alone, which takes any real result.
+    sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.25, fit_luck=True, mixture=False)
     for index, unit in enumerate(units):
         before = sprt.state.total
         sprt.add(unit)
@@ -281,7 +288,7 @@ def test_a_fitted_luck_factor_keeps_the_mean() -> None:
     rng = random.Random(9)
     shifts = []
     for _ in range(120):
-        sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.0, fit_luck=True)
+        sprt = Sprt(-1, 1, 1e-12, 1e-12, luck_scale=0.0, fit_luck=True, mixture=False)
         for unit in _lucky_units(rng, 50, 0.55):
             sprt.add(unit)
         summary = sprt.summary()

@@ -1,0 +1,171 @@
+"""The README's commands run as written, in order, and its links hold.
+
+Every ```sh block of README.md but the first (the set-up: `make demo`, `make test`
+and activating the venv, which is what this suite runs in) is run with bash, in
+order, in a copy of the checkout as a fresh clone has it (tracked and untracked
+files git does not ignore), with the venv's `bin` first on PATH as `. .venv/bin/
+activate` puts it: each block must exit 0. So the examples chain (the replay
+block replays the log the `play` block wrote, `standings` reads the league the
+`league` block played), they write only what .gitignore covers, and they cannot
+drift from the commands they show. The sample match report is checked against
+the report the command above it printed, with the numbers left out (`same_report`).
+
+The relative links of README.md and docs/*.md must name files (and GitHub
+anchors) that exist.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def blocks(text: str) -> list[tuple[str, str, int]]:
+    """Each fenced block: its language, its text, and the offset where it ends."""
+    return [(m.group(1), m.group(2), m.end()) for m in FENCE.finditer(text)]
+
+
+def shell_blocks() -> list[str]:
+    found = [body for lang, body, _ in blocks(README.read_text()) if lang == "sh"]
+    assert found and "make demo" in found[0], "the README's first sh block is the set-up"
+    return found[1:]
+
+
+def fresh_copy(to: Path) -> Path:
+    """The checkout as a fresh clone has it: the files git tracks or would add."""
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        listed = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            check=True,
+            capture_output=True,
+        ).stdout.split(b"\0")
+        for name in filter(None, listed):
+            source = ROOT / os.fsdecode(name)
+            if source.is_file():  # a file removed but not yet committed is not there
+                target = to / os.fsdecode(name)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+    else:  # a source tree without git: leave out what .gitignore names
+        skip = shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", ".*_cache", ".hypothesis",
+            "league-out", "my-league", "tcp-out", "*.jsonl*", "*.stderr", "*.token",
+        )  # fmt: skip
+        shutil.copytree(ROOT, to, ignore=skip, dirs_exist_ok=True)
+    for folder in [to, *(p for p in to.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)  # as in a clone, whatever umask the suite runs under
+    return to
+
+
+def numbers_out(text: str) -> list[str]:
+    """Lines with every number (and sign) replaced, blank lines dropped."""
+    return [re.sub(r"[-+]?\d[\d.,]*", "N", line).rstrip() for line in text.splitlines() if line]
+
+
+def test_every_command_of_the_readme_runs_in_order_from_a_fresh_clone(tmp_path: Path) -> None:
+    here = fresh_copy(tmp_path / "clone")
+    before = {p for p in here.rglob("*") if p.is_file()}
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "VIRTUAL_ENV": str(BIN.parent),
+        "COLUMNS": "120",
+    }
+    outputs: dict[str, str] = {}
+    for block in shell_blocks():
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block],
+            cwd=here,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+        assert done.returncode == 0, f"README block failed:\n{block}\n{done.stdout}\n{done.stderr}"
+        outputs[block] = done.stdout
+    # What the commands wrote is all covered by .gitignore: a clone stays clean.
+    new = sorted(
+        str(p.relative_to(here)) for p in here.rglob("*") if p.is_file() and p not in before
+    )
+    assert new, "the README's commands write logs, a league and pages"
+    ignored = subprocess.run(
+        ["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(new) + "\n",
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert set(new) <= set(ignored), f".gitignore misses: {sorted(set(new) - set(ignored))}"
+    # The sample match report is what the match command above it prints.
+    match_cmd = next(b for b in shell_blocks() if "referee match" in b)
+    report = _block_after(README.read_text(), match_cmd)
+    assert same_report(report, outputs[match_cmd]), outputs[match_cmd]
+
+
+def same_report(sample: str, printed: str) -> bool:
+    """Whether the README's sample is the report the match printed, but for its numbers:
+    the first line (the test) and the last three (the result) line for line, and a line
+    per unit between them. The deals are new each run, so the number of units may differ."""
+    a, b = numbers_out(sample), numbers_out(printed)
+    if len(a) < 5 or len(b) < 5 or a[0] != b[0] or a[-3:] != b[-3:]:
+        return False
+    unit = "units N games N pairs W/D/L N/N/N score N "
+    return all(line.startswith(unit) for line in a[1:-3] + b[1:-3])
+
+
+def _block_after(text: str, block: str) -> str:
+    """The text block (```) that follows the sh block `block` in the README."""
+    found = blocks(text)
+    for i, (lang, body, _) in enumerate(found):
+        if lang == "sh" and body == block:
+            following = found[i + 1]
+            assert following[0] in ("", "text"), "a match block is followed by its report"
+            return following[1]
+    raise AssertionError("the match block is not in the README")
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings."""
+    out = set()
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+            out.add(slug)
+    return out
+
+
+@pytest.mark.parametrize(
+    "doc", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name
+)
+def test_relative_links_name_files_and_headings_that_exist(doc: Path) -> None:
+    text = FENCE.sub("", doc.read_text())  # links in code blocks are not links
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue  # http:, https:, mailto:
+        name, _, anchor = target.partition("#")
+        path = (doc.parent / name).resolve() if name else doc
+        assert path.exists(), f"{doc.name}: {target}: no such file"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path), f"{doc.name}: {target}: no such heading"

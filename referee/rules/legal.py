@@ -210,8 +210,13 @@ def _followed(state: State) -> int:
 
 def _optional_follow(state: State, seat: int, table: _Table) -> bool:
     """With `own_double_follow_up = optional`: the double just laid is on the seat's
-    own side's train (a branch of it too), so the seat may end the turn instead."""
-    return table.own_optional and state.trains[_followed(state)].owner == table.group_of[seat]
+    own side's train (a branch of it too), so the seat may end the turn instead;
+    not 003's exception double (`must_follow`), which must be followed wherever it lies."""
+    return (
+        table.own_optional
+        and not state.must_follow
+        and state.trains[_followed(state)].owner == table.group_of[seat]
+    )
 
 
 def _on_double_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:

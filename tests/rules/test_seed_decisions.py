@@ -285,6 +285,74 @@ def test_private_trains_drawn_double_may_be_laid() -> None:
     assert s.drawn == tile(7, 3) and legal_moves(s) == (PASS,)
 
 
+def test_private_trains_drawn_double_on_own_train_must_be_followed() -> None:
+    # 003: "he or she must follow that double up as well, and must draw if he or she
+    # cannot comply": the exception double is followed wherever it was laid, the seat's
+    # own train included, although a double it chose to lay there need not be (issue 25).
+    trains = {0: [(12, 7)], 1: [(12, 5)], 2: [(12, 9)]}
+    others = [[(11, 0)], [(10, 0)], [(8, 0)]]
+
+    def seat0_on_train_1(hand, boneyard):
+        s = position(PRIVATE, [hand, *others], trains=trains, markers=[1, 2], boneyard=boneyard)
+        s = run(s, play(5, 5, 1), DRAW)
+        assert s.drawn == tile(7, 7) and legal_moves(s) == (play(7, 7, 0),)
+        return apply(s, play(7, 7, 0))
+
+    # Nothing to follow 7-7 with: it draws, not `end`; the drawn 8-3 fits nothing, so it passes.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (8, 3), (7, 4)])
+    assert s.ctx is Ctx.FOLLOW and s.open_doubles == (1, 0)
+    assert legal_moves(s) == (DRAW,)
+    assert rejected(s, END) == "seat 0 played a double and must play again, or draw"
+    s = apply(s, DRAW)
+    assert s.drawn == tile(8, 3) and legal_moves(s) == (PASS,)
+    s = apply(s, PASS)
+    assert s.to_move == 1 and s.markers == (True, True, True, False)
+    assert s.open_doubles == (1, 0)
+    # The drawn 7-4 follows it, on the double only.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (7, 4)])
+    s = apply(s, DRAW)
+    assert legal_moves(s) == (play(7, 4, 0),)
+    s = apply(s, play(7, 4, 0))
+    assert s.to_move == 1 and s.open_doubles == (1,) and s.markers == (False, True, True, False)
+    # A 7 in hand: it must be played on the 7-7, the only legal move.
+    s = seat0_on_train_1([(5, 5), (12, 3), (7, 1)], [(7, 7), (8, 3)])
+    assert legal_moves(s) == (play(7, 1, 0),)
+    # A second drawn double is the exception again: laid where a follow-up may go, then
+    # followed in turn.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (9, 9), (9, 4)])
+    s = apply(s, DRAW)
+    assert s.drawn == tile(9, 9) and legal_moves(s) == (play(9, 9, 2),)
+    s = apply(s, play(9, 9, 2))
+    assert legal_moves(s) == (DRAW,)
+    s = run(s, DRAW, play(9, 4, 2))
+    assert s.to_move == 1 and s.open_doubles == (1, 0)
+    # A double drawn at the start of a turn and laid on its own train is no exception:
+    # its follow-up stays optional.
+    s = position(PRIVATE, [[(12, 3)], *others], trains=trains, markers=[1, 2], boneyard=[(7, 7)])
+    s = run(s, DRAW, play(7, 7, 0))
+    assert legal_moves(s) == (END,)
+
+
+def test_private_trains_issue_example_drawn_double_on_own_train() -> None:
+    # Issue 25's game (private-trains, double-9, 2 players, game seed 2), from its
+    # decision: seat 1 plays 8-8 on seat 0's public train, draws 1-1 for the follow-up
+    # and lays it on its own train; then it draws (3-1) and follows the 1-1 with it.
+    rules = preset("private-trains", max_pip=9, players=2)
+    hands = [[(3, 0), (5, 3)], [(8, 8), (6, 6), (5, 2)]]
+    trains = {0: [(9, 8)], 1: [(9, 1)]}
+    s = position(rules, hands, trains=trains, markers=[0, 1], boneyard=[(1, 1), (3, 1)], to_move=1)
+    assert legal_moves(s) == (play(8, 8, 0),)
+    s = run(s, play(8, 8, 0), DRAW)
+    assert s.drawn == tile(1, 1) and legal_moves(s) == (play(1, 1, 1),)
+    s = apply(s, play(1, 1, 1))
+    assert s.markers == (True, False)  # its own train: its marker came down
+    assert legal_moves(s) == (DRAW,)  # not `end`
+    s = apply(s, DRAW)
+    assert s.drawn == tile(3, 1) and legal_moves(s) == (play(3, 1, 1),)
+    s = apply(s, play(3, 1, 1))
+    assert s.to_move == 0 and s.open_doubles == (0,) and s.trains[1].end == 3
+
+
 def own_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),)) -> State:
     """Seat 0 to move, its train 12-5; seat 2's train 12-9 is public."""
     others = [[(11, 0), (12, 1)], [(10, 0), (12, 2)], [(8, 0), (12, 6)]]

@@ -95,9 +95,12 @@ def _own_double(
 
 
 def _left_unfinished(rules: Rules) -> State:
-    """Seat 0 plays 5-5 on its own train, then follows up with 3-4 on seat 1's marked train."""
+    """Seat 0 plays 5-5 on its own train, then follows up with 3-4 on seat 1's marked train;
+    with `follow_up = "on-double"` (private-trains), where that follow-up is not open
+    (Doubles in private-trains), it ends the turn instead."""
     state = _own_double(rules, [(5, 5), (3, 4), (9, 8), (10, 4)])
-    return run(state, play(5, 5, 0), play(4, 3, 1))
+    leave = END if rules.follow_up is FollowUp.ON_DOUBLE else play(4, 3, 1)
+    return run(state, play(5, 5, 0), leave)
 
 
 def test_unfinished_own_double_makes_train_public() -> None:
@@ -363,18 +366,48 @@ def own_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),)) -> State:
 def test_private_trains_own_double_follow_up_optional() -> None:
     # 003: "If players place doubles on their own trains, then they don't have the
     # obligation to play an additional tile. Instead, players can place a tile on
-    # Mexican train" (the preset has none: any other train it may play on).
+    # Mexican train if they have a matching tile." The preset has no Mexican train.
     assert PRIVATE.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
     s = apply(own_double([(5, 5), (5, 2), (9, 1)]), play(5, 5, 0))
     assert s.ctx is Ctx.FOLLOW
-    assert legal_moves(s) == (play(5, 2, 0), play(9, 1, 2), END)
+    # On the double or nowhere: 9-1 fits seat 2's public train, but a double and its
+    # tile are "the only way to play two tiles in one turn".
+    assert legal_moves(s) == (play(5, 2, 0), END)
+    expected = (
+        "after a double on one's own train the next tile goes on that double, "
+        "on seat 0's train, or the turn ends"
+    )
+    assert rejected(s, play(9, 1, 2)) == expected
     ended = apply(s, END)
     assert ended.to_move == 1 and ended.markers == (False, False, True, False)
     assert ended.open_doubles == (0,)
-    elsewhere = apply(s, play(9, 1, 2))
-    assert elsewhere.to_move == 1 and elsewhere.open_doubles == (0,)
     on_it = apply(s, play(5, 2, 0))
     assert on_it.to_move == 1 and on_it.open_doubles == ()
+    # With a Mexican train (option `mexican_train = true`) the tile may go there instead,
+    # and still on no other train.
+    mexican = preset("private-trains", mexican_train=True)
+    s = apply(own_double([(5, 5), (5, 2), (9, 1), (12, 4)], rules=mexican), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), play(12, 4, MEX), END)
+    expected = (
+        "after a double on one's own train the next tile goes on that double, "
+        "on seat 0's train or on the Mexican train, or the turn ends"
+    )
+    assert rejected(s, play(9, 1, 2)) == expected
+    instead = apply(s, play(12, 4, MEX))
+    assert instead.to_move == 1 and instead.open_doubles == (0,)
+    assert instead.trains[MEX].tiles == (tile(12, 4),)
+    # With mexican_start_restricted, an empty Mexican train only when the double takes nothing.
+    restricted = preset("private-trains", mexican_train=True, mexican_start_restricted=True)
+    s = apply(own_double([(5, 5), (5, 2), (12, 4)], rules=restricted), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), END)
+    s = apply(own_double([(5, 5), (9, 1), (12, 4)], rules=restricted), play(5, 5, 0))
+    assert legal_moves(s) == (play(12, 4, MEX), END)
+    # With `follow_up = "any"` an optional follow-up goes anywhere a follow-up may.
+    anywhere = preset("private-trains", follow_up="any")
+    s = apply(own_double([(5, 5), (5, 2), (9, 1)], rules=anywhere), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), play(9, 1, 2), END)
+    elsewhere = apply(s, play(9, 1, 2))
+    assert elsewhere.to_move == 1 and elsewhere.open_doubles == (0,)
     # Nothing to follow with: it may end the turn, and it does not draw.
     s = apply(own_double([(5, 5), (3, 1)]), play(5, 5, 0))
     assert legal_moves(s) == (END,)

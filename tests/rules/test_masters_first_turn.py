@@ -114,6 +114,30 @@ def test_masters_first_turns_after_going_out_build_until_stuck_without_drawing()
     assert result.values == (0, 6, 13)
 
 
+def test_masters_first_turns_after_going_out_draw_to_follow_a_double() -> None:
+    # Those first turns are first turns like any other: a double the seat cannot follow
+    # is drawn for, as in any follow-up (First turns), while a seat unable to start its
+    # train still passes without drawing.
+    rules = preset("masters", max_pip=6, players=3, rounds="single")
+    hands = [[(6, 5), (5, 4)], [(6, 3), (3, 3), (1, 0)], [(5, 0), (4, 4)]]
+    s = position(rules, hands, boneyard=[(3, 2), (2, 0)], first_turns=True)
+    s = run(s, play(6, 5, 0), play(5, 4, 0))
+    assert s.outcome is None and s.hands[0] == () and s.to_move == 1
+    s = run(s, play(6, 3, 1), play(3, 3, 1))
+    assert legal_moves(s) == (DRAW,)
+    s = apply(s, DRAW)
+    assert s.drawn == tile(3, 2) and legal_moves(s) == (play(3, 2, 1),)
+    s = apply(s, play(3, 2, 1))
+    assert legal_moves(s) == (END,)  # nothing left fits the 2: the train ends
+    s = apply(s, END)
+    assert s.to_move == 2 and legal_moves(s) == (PASS,)
+    s = apply(s, PASS)
+    assert s.outcome is not None
+    (result,) = s.results
+    assert result.end is RoundEnd.OUT and result.out == (0,)
+    assert result.values == (0, 1, 13)
+
+
 # ---------------------------------------------------------------- first_train_draws
 
 

@@ -86,6 +86,23 @@ Pair = tuple[int, int]
 OTHERS: list[list[Pair]] = [[(5, 1), (7, 2)], [(1, 0)], [(10, 9)]]
 
 
+def test_follow_up_opens_only_the_latest_double_train() -> None:
+    # The train of the double just played is open to its player whatever its marker,
+    # and only the latest one's: after a second double, the first double's train is
+    # open again only as its markers say.
+    hands = [[(5, 5), (7, 7), (5, 2), (7, 1), (9, 8)], [(9, 1), (7, 0)], [(8, 2)], [(10, 0)]]
+    trains = {0: [(12, 7)], 1: [(12, 5)], 2: [(12, 6)], 3: [(12, 8)], MEX: [(12, 11)]}
+    s = position(preset("celko"), hands, trains=trains, markers=[1], boneyard=[(10, 10)])
+    s = apply(s, play(5, 5, 1))
+    assert s.markers == (False,) * 4  # 002: the play took seat 1's marker down
+    assert legal_moves(s) == (play(7, 1, 0), play(7, 7, 0), play(5, 2, 1))
+    s = apply(s, play(7, 7, 0))
+    assert legal_moves(s) == (play(7, 1, 0),)
+    assert rejected(s, play(5, 2, 1)) == "seat 1's train is not open to seat 0"
+    s = apply(s, play(7, 1, 0))
+    assert s.to_move == 1 and s.open_doubles == (1,)
+
+
 def _own_double(
     rules: Rules, seat0: list[Pair], more: dict[int, list[Pair]] | None = None
 ) -> State:
@@ -443,6 +460,77 @@ def test_private_trains_double_binds_next_turn_only() -> None:
     assert legal_moves(s) == (play(9, 1, 2),)
 
 
+def test_private_trains_fast_phase_only_the_last_build_binds_the_starter() -> None:
+    # bind_duration = "next-turn" with the fast phase: each build is a turn in seat order,
+    # so only the double the last builder left open binds the starter's first turn.
+    rules = preset("private-trains+fast-first-turn", max_pip=6, players=3)
+    hands = [
+        [(6, 5), (5, 5), (5, 0), (4, 1), (3, 2)],
+        [(6, 3), (3, 3), (1, 0)],
+        [(6, 4), (4, 4), (2, 0)],
+    ]
+
+    def built(last: tuple[object, ...]) -> State:
+        s = position(rules, hands, first_turns=True)
+        s = run(s, play(6, 5, 0), play(5, 5, 0), END, play(6, 3, 1), play(3, 3, 1), END)
+        s = run(s, *last)
+        assert (s.to_move, s.ctx) == (0, Ctx.START)
+        return s
+
+    s = built((play(6, 4, 2), play(4, 4, 2), END))
+    assert s.open_doubles == (0, 1, 2) and binding(s) == (2,)
+    assert legal_moves(s) == (play(4, 1, 2),)  # not 3-2 on the 3-3, not 5-0 on its own
+    # The last builder left no double: the earlier ones bind nobody.
+    s = built((play(6, 4, 2), END))
+    assert s.open_doubles == (0, 1) and binding(s) == ()
+    assert legal_moves(s) == (play(5, 0, 0),)
+
+
+def test_private_trains_tile_played_instead_may_be_a_double() -> None:
+    # The tile played instead of following an optional own double may itself be a
+    # double; it is followed by the ordinary rule. On the Mexican train (option
+    # `mexican_train = true`), with `follow_up = "on-double"`: on that double, drawing.
+    rules = preset("private-trains", mexican_train=True)
+    hands = [[(5, 5), (4, 4), (9, 1)], [(11, 0)], [(10, 0)], [(8, 0)]]
+    trains = {0: [(12, 5)], 2: [(12, 9)], MEX: [(12, 4)]}
+    s = position(rules, hands, trains=trains, markers=[2], boneyard=[(4, 3), (9, 8)])
+    s = apply(s, play(5, 5, 0))
+    assert legal_moves(s) == (play(4, 4, MEX), END)
+    s = apply(s, play(4, 4, MEX))
+    assert legal_moves(s) == (DRAW,)  # 9-1 would fit seat 2's public train
+    s = apply(s, DRAW)
+    assert legal_moves(s) == (play(4, 3, MEX),)
+    s = apply(s, play(4, 3, MEX))
+    assert s.to_move == 1 and s.open_doubles == (0,)
+    # With `follow_up = "any"` and teams: another double on the side's train (seat 2's,
+    # seat 0's partner) is optional again; one on the other side's public train is not.
+    teams = preset("standard+teams", own_double_follow_up="optional")
+    hands = [[(5, 5), (8, 8), (9, 9), (3, 1), (11, 10)], [(2, 0)], [(4, 0)], [(6, 0)]]
+    trains = {0: [(12, 5)], 1: [(12, 9)], 2: [(12, 8)]}
+    start = position(teams, hands, trains=trains, markers=[1, 3], boneyard=[(10, 10)])
+    s = apply(start, play(5, 5, 0))
+    assert legal_moves(s) == (play(9, 9, 1), play(8, 8, 2), END)
+    partner = apply(s, play(8, 8, 2))
+    assert legal_moves(partner) == (play(9, 9, 1), END)
+    other = apply(s, play(9, 9, 1))
+    assert legal_moves(other) == (play(8, 8, 2),)  # no END: it must be followed
+    assert legal_moves(apply(other, play(8, 8, 2))) == (END,)  # a side's double again
+    hands[0] = [(5, 5), (9, 9), (3, 1), (11, 10)]
+    start = position(teams, hands, trains=trains, markers=[1, 3], boneyard=[(10, 10)])
+    assert legal_moves(run(start, play(5, 5, 0), play(9, 9, 1))) == (DRAW,)
+
+
+def test_private_trains_drawn_double_must_be_laid_unless_must_play_is_off() -> None:
+    # 003's exception double "may" be laid: with must_play (the preset) a drawn tile that
+    # can be played must be, this one too; with `must_play = false` the seat may pass.
+    extra = {2: [(12, 7)]}
+    for must_play, expected in ((True, (play(7, 7, 2),)), (False, (play(7, 7, 2), PASS))):
+        rules = preset("private-trains", must_play=must_play)
+        s = on_a_public_double([(5, 5), (12, 3)], rules=rules, boneyard=[(7, 7)], extra=extra)
+        s = run(s, play(5, 5, 1), DRAW)
+        assert s.drawn == tile(7, 7) and legal_moves(s) == expected
+
+
 def test_optional_rule_double_binds_until_satisfied() -> None:
     # 003, Optional Rule: "all other plays are suspended for all players ... until the
     # double has been played upon successfully."
@@ -559,3 +647,30 @@ def test_celko_only_the_last_double_binds() -> None:
     # 000's variation (`reverse`) would pass the obligation on to the [2-2] instead.
     state = apply(_celko_three_doubles("reverse"), play(3, 4, 2))
     assert binding(state) == (MEX,) and legal_moves(state) == (play(2, 0, MEX),)
+
+
+def test_celko_dead_last_double_binds_nobody_and_the_marker_stays_off_older_ones() -> None:
+    # satisfy_order = "last": the double marker is on the 5-5 of the Mexican train, dead
+    # (all seven 5s are on the table); it does not go back to the older, live 3-3 on
+    # seat 1's train, so nothing binds and seat 1's private train stays shut.
+    rules = preset("celko", max_pip=6, players=3)
+    trains = {
+        0: [(6, 4)],
+        1: [(6, 0), (0, 5), (5, 2), (2, 3), (3, 3)],
+        2: [(6, 1), (1, 5), (5, 3), (3, 4), (4, 5)],
+        3: [(6, 5), (5, 5)],
+    }
+    hands = [[(4, 2), (3, 1), (0, 0)], [(2, 1)], [(2, 2)]]
+    s = position(rules, hands, trains=trains, boneyard=[(1, 0)])
+    assert s.open_doubles == (1, 3) and s.marked_double == 3
+    assert binding(s) == () and view(s, 0).binding == ()
+    assert legal_moves(s) == (play(4, 2, 0),)  # not 3-1 on seat 1's 3-3
+    assert rejected(s, play(3, 1, 1)) == "seat 1's train is private: it has no marker"
+    # With `any` the live 3-3 binds.
+    anyone = position(
+        preset("celko", max_pip=6, players=3, satisfy_order="any"),
+        hands,
+        trains=trains,
+        boneyard=[(1, 0)],
+    )
+    assert binding(anyone) == (1,) and legal_moves(anyone) == (play(3, 1, 1),)

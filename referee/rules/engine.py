@@ -92,6 +92,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state.to_move = starter
     state.drawn = None
     state.lock = -1
+    state.must_follow = False
     state.swan_pos = -1
     state.own_doubles = ()
     state.first_pending = (rules.first_turn is FirstTurn.LONG,) * n
@@ -232,6 +233,10 @@ def _play(state: State, move: Move) -> State:
     ctx = state.ctx
     if double:
         new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
+        if ctx is Ctx.FOLLOW and state.drawn is not None and table.on_double:
+            # 003's exception: a double drawn in an on-double follow-up and laid "must"
+            # be followed "as well", wherever it was laid, the seat's own train included.
+            new.must_follow = True
         if ctx is Ctx.SWAN:
             new.lock = index  # a swan drive finishes its own double before going on
         return new
@@ -305,6 +310,7 @@ def _end_turn(state: State, marker: bool) -> State:
         state.penalty_due = False
     state.drawn = None
     state.lock = -1
+    state.must_follow = False
     state.swan_pos = -1
     if state.table.next_turn:
         # The doubles this turn left open bind the next turn, and no other.

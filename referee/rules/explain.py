@@ -13,6 +13,7 @@ from .legal import (
     _followed,
     _on_double_plays,
     _optional_follow,
+    _optional_plays,
     _swan_targets,
     binding,
     legal_moves,
@@ -108,10 +109,20 @@ def _explain_play(state: State, move: Move) -> str:
             if state.lock >= 0:
                 return f"the double on {train_name(state, state.lock)} must be finished first"
             return f"{name} is not open to seat {seat}"
-        on_double = {mv.train for mv in _on_double_plays(state, seat, table, state.drawn)}
-        bound_to_double = not _optional_follow(state, seat, table)
-        if rules.follow_up is FollowUp.ON_DOUBLE and bound_to_double and index not in on_double:
-            where = train_name(state, _followed(state))
+        where = train_name(state, _followed(state))
+        if _optional_follow(state, seat, table):
+            if rules.follow_up is FollowUp.ON_DOUBLE and index not in {
+                mv.train for mv in _optional_plays(state, seat, table)
+            }:
+                free = table.mexican >= 0 and not state.turn_first
+                mexican = " or on the Mexican train" if free else ""
+                return (
+                    f"after a double on one's own train the next tile goes on that double, "
+                    f"on {where}{mexican}, or the turn ends"
+                )
+        elif rules.follow_up is FollowUp.ON_DOUBLE and index not in {
+            mv.train for mv in _on_double_plays(state, seat, table, state.drawn)
+        }:
             return f"the tile after a double goes on that double, on {where}"
     bound = binding(state)
     if bound and index not in bound:

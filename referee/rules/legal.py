@@ -210,8 +210,31 @@ def _followed(state: State) -> int:
 
 def _optional_follow(state: State, seat: int, table: _Table) -> bool:
     """With `own_double_follow_up = optional`: the double just laid is on the seat's
-    own side's train (a branch of it too), so the seat may end the turn instead."""
-    return table.own_optional and state.trains[_followed(state)].owner == table.group_of[seat]
+    own side's train (a branch of it too), so the seat may end the turn instead;
+    not 003's exception double (`must_follow`), which must be followed wherever it lies."""
+    return (
+        table.own_optional
+        and not state.must_follow
+        and state.trains[_followed(state)].owner == table.group_of[seat]
+    )
+
+
+def _optional_plays(state: State, seat: int, table: _Table) -> list[Move]:
+    """The plays that may follow a double on one's own side's train when its follow-up is
+    optional. With `follow_up = on-double`: on that double, or (003: "Instead, players
+    can place a tile on Mexican train") on the Mexican train, outside a first train;
+    no other train, since a double and its tile are "the only way to play two tiles in
+    one turn". With `any`: anywhere a follow-up may go."""
+    if not table.on_double:
+        return _follow_plays(state, seat, table, None)
+    followed = _followed(state)
+    plays = _plays_on(state, seat, [followed], None)
+    mex = table.mexican
+    if mex < 0 or state.turn_first:
+        return plays
+    if plays and state.rules.mexican_start_restricted and not state.trains[mex].tiles:
+        return plays  # the empty Mexican train only when no other play exists
+    return _plays_on(state, seat, sorted((followed, mex)), None)
 
 
 def _on_double_plays(state: State, seat: int, table: _Table, only: Tile | None) -> list[Move]:
@@ -248,8 +271,8 @@ def _legal(state: State) -> tuple[Move, ...]:
         plays, optional = _start_plays(state, seat, drawn)
     elif ctx is Ctx.FOLLOW:
         if table.own_optional and _optional_follow(state, seat, table):
-            # No obligation, and so no draw: follow anywhere the seat may play, or end.
-            plays = _follow_plays(state, seat, table, None)
+            # No obligation, and so no draw: follow where the rules allow, or end.
+            plays = _optional_plays(state, seat, table)
             return (*_announced(state, seat, plays), END)
         if table.on_double:
             plays = _on_double_plays(state, seat, table, drawn)

@@ -119,6 +119,7 @@ def position(
     state.ctx = Ctx.BUILD if first_turns and rules.first_turn is FirstTurn.FAST else Ctx.START
     state.drawn = None
     state.lock = -1
+    state.must_follow = False
     state.swan_pos = -1
     state.penalty_due = False
     _table(rules)  # fail early on a rules value the engine cannot seat

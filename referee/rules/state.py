@@ -129,6 +129,7 @@ class State:
         "lock",
         "marked_double",
         "markers",
+        "must_follow",
         "open_doubles",
         "outcome",
         "own_doubles",
@@ -171,6 +172,9 @@ class State:
     ctx: Ctx
     drawn: Tile | None
     lock: int
+    # With follow_up = "on-double" only: the double being followed is 003's exception, a
+    # drawn double laid during a follow-up, which "must" be followed on one's own train too.
+    must_follow: bool
     swan_pos: int
     own_doubles: tuple[int, ...]  # own-side trains the seat to move put a double on this turn
     table: Any  # the engine's per-rules lookup tables, shared by every state of a game
@@ -200,6 +204,7 @@ class State:
         new.holder = self.holder
         new.lock = self.lock
         new.markers = self.markers
+        new.must_follow = self.must_follow
         new.open_doubles = self.open_doubles
         new.outcome = self.outcome
         new.own_doubles = self.own_doubles

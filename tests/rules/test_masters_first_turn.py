@@ -95,23 +95,48 @@ def test_long_first_train_may_end_after_each_tile_with_until_stuck_off() -> None
     assert legal_moves(s) == (play(4, 1, 0), play(6, 2, MEX))
 
 
-def test_masters_first_turns_after_going_out_build_until_stuck_without_drawing() -> None:
-    # first_turns_complete: the seats still owing a first turn take it as masters
-    # plays it: on while a tile fits, and a seat unable to start passes undrawn.
+def _after_seat_0_goes_out(seat1: list[tuple[int, int]], boneyard: list[tuple[int, int]]) -> State:
+    """Three seats, first turns: seat 0 goes out with 6-5, 5-4; seats 1 and 2 still owe theirs."""
     rules = preset("masters", max_pip=6, players=3, rounds="single")
-    hands = [[(6, 5), (5, 4)], [(6, 1), (2, 1), (3, 3)], [(5, 0), (4, 4)]]
-    s = position(rules, hands, boneyard=[(6, 0), (2, 0)], first_turns=True)
+    hands = [[(6, 5), (5, 4)], seat1, [(5, 0), (4, 4)]]
+    s = position(rules, hands, boneyard=boneyard, first_turns=True)
     s = run(s, play(6, 5, 0), play(5, 4, 0))
     assert s.outcome is None and s.hands[0] == () and s.to_move == 1
-    s = apply(s, play(6, 1, 1))
-    assert legal_moves(s) == (play(2, 1, 1),)
-    s = run(s, play(2, 1, 1), END)
+    return s
+
+
+def _seat_2_passes_undrawn_and_the_round_ends(s: State, values: tuple[int, ...]) -> None:
     assert s.to_move == 2 and legal_moves(s) == (PASS,)
     s = apply(s, PASS)
     assert s.outcome is not None
     (result,) = s.results
     assert result.end is RoundEnd.OUT and result.out == (0,)
-    assert result.values == (0, 6, 13)
+    assert result.values == values
+
+
+def test_masters_first_turns_after_going_out_build_until_stuck_without_drawing() -> None:
+    # first_turns_complete: the seats still owing a first turn take it as masters
+    # plays it: on while a tile fits, and a seat unable to start passes undrawn.
+    s = _after_seat_0_goes_out([(6, 1), (2, 1), (3, 3)], [(6, 0), (2, 0)])
+    s = apply(s, play(6, 1, 1))
+    assert legal_moves(s) == (play(2, 1, 1),)
+    s = run(s, play(2, 1, 1), END)
+    _seat_2_passes_undrawn_and_the_round_ends(s, (0, 6, 13))
+
+
+def test_masters_first_turns_after_going_out_draw_to_follow_a_double() -> None:
+    # Those first turns are first turns like any other: a double the seat cannot follow
+    # is drawn for, as in any follow-up (First turns), while a seat unable to start its
+    # train still passes without drawing.
+    s = _after_seat_0_goes_out([(6, 3), (3, 3), (1, 0)], [(3, 2), (2, 0)])
+    s = run(s, play(6, 3, 1), play(3, 3, 1))
+    assert legal_moves(s) == (DRAW,)
+    s = apply(s, DRAW)
+    assert s.drawn == tile(3, 2) and legal_moves(s) == (play(3, 2, 1),)
+    s = apply(s, play(3, 2, 1))
+    assert legal_moves(s) == (END,)  # nothing left fits the 2: the train ends
+    s = apply(s, END)
+    _seat_2_passes_undrawn_and_the_round_ends(s, (0, 1, 13))
 
 
 # ---------------------------------------------------------------- first_train_draws

@@ -86,6 +86,23 @@ Pair = tuple[int, int]
 OTHERS: list[list[Pair]] = [[(5, 1), (7, 2)], [(1, 0)], [(10, 9)]]
 
 
+def test_follow_up_opens_only_the_latest_double_train() -> None:
+    # The train of the double just played is open to its player whatever its marker,
+    # and only the latest one's: after a second double, the first double's train is
+    # open again only as its markers say.
+    hands = [[(5, 5), (7, 7), (5, 2), (7, 1), (9, 8)], [(9, 1), (7, 0)], [(8, 2)], [(10, 0)]]
+    trains = {0: [(12, 7)], 1: [(12, 5)], 2: [(12, 6)], 3: [(12, 8)], MEX: [(12, 11)]}
+    s = position(preset("celko"), hands, trains=trains, markers=[1], boneyard=[(10, 10)])
+    s = apply(s, play(5, 5, 1))
+    assert s.markers == (False,) * 4  # 002: the play took seat 1's marker down
+    assert legal_moves(s) == (play(7, 1, 0), play(7, 7, 0), play(5, 2, 1))
+    s = apply(s, play(7, 7, 0))
+    assert legal_moves(s) == (play(7, 1, 0),)
+    assert rejected(s, play(5, 2, 1)) == "seat 1's train is not open to seat 0"
+    s = apply(s, play(7, 1, 0))
+    assert s.to_move == 1 and s.open_doubles == (1,)
+
+
 def _own_double(
     rules: Rules, seat0: list[Pair], more: dict[int, list[Pair]] | None = None
 ) -> State:
@@ -95,9 +112,12 @@ def _own_double(
 
 
 def _left_unfinished(rules: Rules) -> State:
-    """Seat 0 plays 5-5 on its own train, then follows up with 3-4 on seat 1's marked train."""
+    """Seat 0 plays 5-5 on its own train, then follows up with 3-4 on seat 1's marked train;
+    with `follow_up = "on-double"` (private-trains), where that follow-up is not open
+    (Doubles in private-trains), it ends the turn instead."""
     state = _own_double(rules, [(5, 5), (3, 4), (9, 8), (10, 4)])
-    return run(state, play(5, 5, 0), play(4, 3, 1))
+    leave = END if rules.follow_up is FollowUp.ON_DOUBLE else play(4, 3, 1)
+    return run(state, play(5, 5, 0), leave)
 
 
 def test_unfinished_own_double_makes_train_public() -> None:
@@ -285,6 +305,74 @@ def test_private_trains_drawn_double_may_be_laid() -> None:
     assert s.drawn == tile(7, 3) and legal_moves(s) == (PASS,)
 
 
+def test_private_trains_drawn_double_on_own_train_must_be_followed() -> None:
+    # 003: "he or she must follow that double up as well, and must draw if he or she
+    # cannot comply": the exception double is followed wherever it was laid, the seat's
+    # own train included, although a double it chose to lay there need not be (issue 25).
+    trains = {0: [(12, 7)], 1: [(12, 5)], 2: [(12, 9)]}
+    others = [[(11, 0)], [(10, 0)], [(8, 0)]]
+
+    def seat0_on_train_1(hand, boneyard):
+        s = position(PRIVATE, [hand, *others], trains=trains, markers=[1, 2], boneyard=boneyard)
+        s = run(s, play(5, 5, 1), DRAW)
+        assert s.drawn == tile(7, 7) and legal_moves(s) == (play(7, 7, 0),)
+        return apply(s, play(7, 7, 0))
+
+    # Nothing to follow 7-7 with: it draws, not `end`; the drawn 8-3 fits nothing, so it passes.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (8, 3), (7, 4)])
+    assert s.ctx is Ctx.FOLLOW and s.open_doubles == (1, 0)
+    assert legal_moves(s) == (DRAW,)
+    assert rejected(s, END) == "seat 0 played a double and must play again, or draw"
+    s = apply(s, DRAW)
+    assert s.drawn == tile(8, 3) and legal_moves(s) == (PASS,)
+    s = apply(s, PASS)
+    assert s.to_move == 1 and s.markers == (True, True, True, False)
+    assert s.open_doubles == (1, 0)
+    # The drawn 7-4 follows it, on the double only.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (7, 4)])
+    s = apply(s, DRAW)
+    assert legal_moves(s) == (play(7, 4, 0),)
+    s = apply(s, play(7, 4, 0))
+    assert s.to_move == 1 and s.open_doubles == (1,) and s.markers == (False, True, True, False)
+    # A 7 in hand: it must be played on the 7-7, the only legal move.
+    s = seat0_on_train_1([(5, 5), (12, 3), (7, 1)], [(7, 7), (8, 3)])
+    assert legal_moves(s) == (play(7, 1, 0),)
+    # A second drawn double is the exception again: laid where a follow-up may go, then
+    # followed in turn.
+    s = seat0_on_train_1([(5, 5), (12, 3)], [(7, 7), (9, 9), (9, 4)])
+    s = apply(s, DRAW)
+    assert s.drawn == tile(9, 9) and legal_moves(s) == (play(9, 9, 2),)
+    s = apply(s, play(9, 9, 2))
+    assert legal_moves(s) == (DRAW,)
+    s = run(s, DRAW, play(9, 4, 2))
+    assert s.to_move == 1 and s.open_doubles == (1, 0)
+    # A double drawn at the start of a turn and laid on its own train is no exception:
+    # its follow-up stays optional.
+    s = position(PRIVATE, [[(12, 3)], *others], trains=trains, markers=[1, 2], boneyard=[(7, 7)])
+    s = run(s, DRAW, play(7, 7, 0))
+    assert legal_moves(s) == (END,)
+
+
+def test_private_trains_issue_example_drawn_double_on_own_train() -> None:
+    # Issue 25's game (private-trains, double-9, 2 players, game seed 2), from its
+    # decision: seat 1 plays 8-8 on seat 0's public train, draws 1-1 for the follow-up
+    # and lays it on its own train; then it draws (3-1) and follows the 1-1 with it.
+    rules = preset("private-trains", max_pip=9, players=2)
+    hands = [[(3, 0), (5, 3)], [(8, 8), (6, 6), (5, 2)]]
+    trains = {0: [(9, 8)], 1: [(9, 1)]}
+    s = position(rules, hands, trains=trains, markers=[0, 1], boneyard=[(1, 1), (3, 1)], to_move=1)
+    assert legal_moves(s) == (play(8, 8, 0),)
+    s = run(s, play(8, 8, 0), DRAW)
+    assert s.drawn == tile(1, 1) and legal_moves(s) == (play(1, 1, 1),)
+    s = apply(s, play(1, 1, 1))
+    assert s.markers == (True, False)  # its own train: its marker came down
+    assert legal_moves(s) == (DRAW,)  # not `end`
+    s = apply(s, DRAW)
+    assert s.drawn == tile(3, 1) and legal_moves(s) == (play(3, 1, 1),)
+    s = apply(s, play(3, 1, 1))
+    assert s.to_move == 0 and s.open_doubles == (0,) and s.trains[1].end == 3
+
+
 def own_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),)) -> State:
     """Seat 0 to move, its train 12-5; seat 2's train 12-9 is public."""
     others = [[(11, 0), (12, 1)], [(10, 0), (12, 2)], [(8, 0), (12, 6)]]
@@ -295,18 +383,48 @@ def own_double(seat0, *, rules=PRIVATE, boneyard=((9, 8),)) -> State:
 def test_private_trains_own_double_follow_up_optional() -> None:
     # 003: "If players place doubles on their own trains, then they don't have the
     # obligation to play an additional tile. Instead, players can place a tile on
-    # Mexican train" (the preset has none: any other train it may play on).
+    # Mexican train if they have a matching tile." The preset has no Mexican train.
     assert PRIVATE.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
     s = apply(own_double([(5, 5), (5, 2), (9, 1)]), play(5, 5, 0))
     assert s.ctx is Ctx.FOLLOW
-    assert legal_moves(s) == (play(5, 2, 0), play(9, 1, 2), END)
+    # On the double or nowhere: 9-1 fits seat 2's public train, but a double and its
+    # tile are "the only way to play two tiles in one turn".
+    assert legal_moves(s) == (play(5, 2, 0), END)
+    expected = (
+        "after a double on one's own train the next tile goes on that double, "
+        "on seat 0's train, or the turn ends"
+    )
+    assert rejected(s, play(9, 1, 2)) == expected
     ended = apply(s, END)
     assert ended.to_move == 1 and ended.markers == (False, False, True, False)
     assert ended.open_doubles == (0,)
-    elsewhere = apply(s, play(9, 1, 2))
-    assert elsewhere.to_move == 1 and elsewhere.open_doubles == (0,)
     on_it = apply(s, play(5, 2, 0))
     assert on_it.to_move == 1 and on_it.open_doubles == ()
+    # With a Mexican train (option `mexican_train = true`) the tile may go there instead,
+    # and still on no other train.
+    mexican = preset("private-trains", mexican_train=True)
+    s = apply(own_double([(5, 5), (5, 2), (9, 1), (12, 4)], rules=mexican), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), play(12, 4, MEX), END)
+    expected = (
+        "after a double on one's own train the next tile goes on that double, "
+        "on seat 0's train or on the Mexican train, or the turn ends"
+    )
+    assert rejected(s, play(9, 1, 2)) == expected
+    instead = apply(s, play(12, 4, MEX))
+    assert instead.to_move == 1 and instead.open_doubles == (0,)
+    assert instead.trains[MEX].tiles == (tile(12, 4),)
+    # With mexican_start_restricted, an empty Mexican train only when the double takes nothing.
+    restricted = preset("private-trains", mexican_train=True, mexican_start_restricted=True)
+    s = apply(own_double([(5, 5), (5, 2), (12, 4)], rules=restricted), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), END)
+    s = apply(own_double([(5, 5), (9, 1), (12, 4)], rules=restricted), play(5, 5, 0))
+    assert legal_moves(s) == (play(12, 4, MEX), END)
+    # With `follow_up = "any"` an optional follow-up goes anywhere a follow-up may.
+    anywhere = preset("private-trains", follow_up="any")
+    s = apply(own_double([(5, 5), (5, 2), (9, 1)], rules=anywhere), play(5, 5, 0))
+    assert legal_moves(s) == (play(5, 2, 0), play(9, 1, 2), END)
+    elsewhere = apply(s, play(9, 1, 2))
+    assert elsewhere.to_move == 1 and elsewhere.open_doubles == (0,)
     # Nothing to follow with: it may end the turn, and it does not draw.
     s = apply(own_double([(5, 5), (3, 1)]), play(5, 5, 0))
     assert legal_moves(s) == (END,)
@@ -340,6 +458,77 @@ def test_private_trains_double_binds_next_turn_only() -> None:
     # Seat 0's own turn: free as well, so it need not play on its own double.
     assert s.to_move == 0 and binding(s) == ()
     assert legal_moves(s) == (play(9, 1, 2),)
+
+
+def test_private_trains_fast_phase_only_the_last_build_binds_the_starter() -> None:
+    # bind_duration = "next-turn" with the fast phase: each build is a turn in seat order,
+    # so only the double the last builder left open binds the starter's first turn.
+    rules = preset("private-trains+fast-first-turn", max_pip=6, players=3)
+    hands = [
+        [(6, 5), (5, 5), (5, 0), (4, 1), (3, 2)],
+        [(6, 3), (3, 3), (1, 0)],
+        [(6, 4), (4, 4), (2, 0)],
+    ]
+
+    def built(last: tuple[object, ...]) -> State:
+        s = position(rules, hands, first_turns=True)
+        s = run(s, play(6, 5, 0), play(5, 5, 0), END, play(6, 3, 1), play(3, 3, 1), END)
+        s = run(s, *last)
+        assert (s.to_move, s.ctx) == (0, Ctx.START)
+        return s
+
+    s = built((play(6, 4, 2), play(4, 4, 2), END))
+    assert s.open_doubles == (0, 1, 2) and binding(s) == (2,)
+    assert legal_moves(s) == (play(4, 1, 2),)  # not 3-2 on the 3-3, not 5-0 on its own
+    # The last builder left no double: the earlier ones bind nobody.
+    s = built((play(6, 4, 2), END))
+    assert s.open_doubles == (0, 1) and binding(s) == ()
+    assert legal_moves(s) == (play(5, 0, 0),)
+
+
+def test_private_trains_tile_played_instead_may_be_a_double() -> None:
+    # The tile played instead of following an optional own double may itself be a
+    # double; it is followed by the ordinary rule. On the Mexican train (option
+    # `mexican_train = true`), with `follow_up = "on-double"`: on that double, drawing.
+    rules = preset("private-trains", mexican_train=True)
+    hands = [[(5, 5), (4, 4), (9, 1)], [(11, 0)], [(10, 0)], [(8, 0)]]
+    trains = {0: [(12, 5)], 2: [(12, 9)], MEX: [(12, 4)]}
+    s = position(rules, hands, trains=trains, markers=[2], boneyard=[(4, 3), (9, 8)])
+    s = apply(s, play(5, 5, 0))
+    assert legal_moves(s) == (play(4, 4, MEX), END)
+    s = apply(s, play(4, 4, MEX))
+    assert legal_moves(s) == (DRAW,)  # 9-1 would fit seat 2's public train
+    s = apply(s, DRAW)
+    assert legal_moves(s) == (play(4, 3, MEX),)
+    s = apply(s, play(4, 3, MEX))
+    assert s.to_move == 1 and s.open_doubles == (0,)
+    # With `follow_up = "any"` and teams: another double on the side's train (seat 2's,
+    # seat 0's partner) is optional again; one on the other side's public train is not.
+    teams = preset("standard+teams", own_double_follow_up="optional")
+    hands = [[(5, 5), (8, 8), (9, 9), (3, 1), (11, 10)], [(2, 0)], [(4, 0)], [(6, 0)]]
+    trains = {0: [(12, 5)], 1: [(12, 9)], 2: [(12, 8)]}
+    start = position(teams, hands, trains=trains, markers=[1, 3], boneyard=[(10, 10)])
+    s = apply(start, play(5, 5, 0))
+    assert legal_moves(s) == (play(9, 9, 1), play(8, 8, 2), END)
+    partner = apply(s, play(8, 8, 2))
+    assert legal_moves(partner) == (play(9, 9, 1), END)
+    other = apply(s, play(9, 9, 1))
+    assert legal_moves(other) == (play(8, 8, 2),)  # no END: it must be followed
+    assert legal_moves(apply(other, play(8, 8, 2))) == (END,)  # a side's double again
+    hands[0] = [(5, 5), (9, 9), (3, 1), (11, 10)]
+    start = position(teams, hands, trains=trains, markers=[1, 3], boneyard=[(10, 10)])
+    assert legal_moves(run(start, play(5, 5, 0), play(9, 9, 1))) == (DRAW,)
+
+
+def test_private_trains_drawn_double_must_be_laid_unless_must_play_is_off() -> None:
+    # 003's exception double "may" be laid: with must_play (the preset) a drawn tile that
+    # can be played must be, this one too; with `must_play = false` the seat may pass.
+    extra = {2: [(12, 7)]}
+    for must_play, expected in ((True, (play(7, 7, 2),)), (False, (play(7, 7, 2), PASS))):
+        rules = preset("private-trains", must_play=must_play)
+        s = on_a_public_double([(5, 5), (12, 3)], rules=rules, boneyard=[(7, 7)], extra=extra)
+        s = run(s, play(5, 5, 1), DRAW)
+        assert s.drawn == tile(7, 7) and legal_moves(s) == expected
 
 
 def test_optional_rule_double_binds_until_satisfied() -> None:
@@ -458,3 +647,30 @@ def test_celko_only_the_last_double_binds() -> None:
     # 000's variation (`reverse`) would pass the obligation on to the [2-2] instead.
     state = apply(_celko_three_doubles("reverse"), play(3, 4, 2))
     assert binding(state) == (MEX,) and legal_moves(state) == (play(2, 0, MEX),)
+
+
+def test_celko_dead_last_double_binds_nobody_and_the_marker_stays_off_older_ones() -> None:
+    # satisfy_order = "last": the double marker is on the 5-5 of the Mexican train, dead
+    # (all seven 5s are on the table); it does not go back to the older, live 3-3 on
+    # seat 1's train, so nothing binds and seat 1's private train stays shut.
+    rules = preset("celko", max_pip=6, players=3)
+    trains = {
+        0: [(6, 4)],
+        1: [(6, 0), (0, 5), (5, 2), (2, 3), (3, 3)],
+        2: [(6, 1), (1, 5), (5, 3), (3, 4), (4, 5)],
+        3: [(6, 5), (5, 5)],
+    }
+    hands = [[(4, 2), (3, 1), (0, 0)], [(2, 1)], [(2, 2)]]
+    s = position(rules, hands, trains=trains, boneyard=[(1, 0)])
+    assert s.open_doubles == (1, 3) and s.marked_double == 3
+    assert binding(s) == () and view(s, 0).binding == ()
+    assert legal_moves(s) == (play(4, 2, 0),)  # not 3-1 on seat 1's 3-3
+    assert rejected(s, play(3, 1, 1)) == "seat 1's train is private: it has no marker"
+    # With `any` the live 3-3 binds.
+    anyone = position(
+        preset("celko", max_pip=6, players=3, satisfy_order="any"),
+        hands,
+        trains=trains,
+        boneyard=[(1, 0)],
+    )
+    assert binding(anyone) == (1,) and legal_moves(anyone) == (play(3, 1, 1),)

@@ -42,6 +42,19 @@ def test_each_seat_has_a_private_train_and_there_is_one_mexican_train(
     assert state.open_doubles == ()
 
 
+def test_a_tile_with_the_same_number_at_either_end_is_a_double() -> None:
+    # 000: "A domino with the same number at either end is called a 'Double'": it is
+    # followed up by the same seat and stays open; a tile with two numbers is not.
+    assert tile(5, 5).is_double and not tile(5, 3).is_double
+    rules = preset("masters")
+    hands = [[(5, 5), (5, 3), (4, 0)], [(2, 0)], [(3, 0)], [(6, 0)]]
+    state = position(rules, hands, trains={0: [(12, 5)]}, boneyard=[(10, 10)])
+    double = apply(state, play(5, 5, 0))
+    assert (double.to_move, double.ctx, double.open_doubles) == (0, Ctx.FOLLOW, (0,))
+    single = apply(state, play(5, 3, 0))
+    assert (single.to_move, single.ctx, single.open_doubles) == (1, Ctx.START, ())
+
+
 def test_a_train_has_no_length_limit() -> None:
     rules = preset("standard")
     long_line = [(12, 5), (5, 0), (0, 1), (1, 2), (2, 3), (3, 4), (4, 6)]

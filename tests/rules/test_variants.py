@@ -536,3 +536,46 @@ def test_announce_variant_going_out_ends_the_round() -> None:
     assert legal_moves(s) == (play(5, 2, 0),)
     s = apply(s, play(5, 2, 0))
     assert s.outcome is not None and s.results[0].end is RoundEnd.OUT
+
+
+# ---------------------------------------------------------------- optional own double, first train
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "masters",  # long, until stuck
+        "celko",  # long, ending at will
+        "private-trains+fast-first-turn",
+        "private-trains+delayed-first-turn",
+    ],
+)
+def test_optional_own_double_in_a_first_train_may_be_left(name: str) -> None:
+    # First turns, Decision: with own_double_follow_up = "optional" a double in a first
+    # train (always on one's own train) need not be followed, as outside first turns;
+    # "must still be followed" is the default, "required".
+    def first_train(hand: list[tuple[int, int]], follow_up: str) -> State:
+        rules = preset(name, max_pip=6, players=2, own_double_follow_up=follow_up)
+        s = position(rules, [hand, [(4, 1)]], boneyard=[(3, 0), (2, 0)], first_turns=True)
+        return run(s, play(6, 5, 0), play(5, 5, 0))
+
+    s = first_train([(6, 5), (5, 5), (5, 2), (2, 1), (4, 3), (3, 3)], "optional")
+    assert s.to_move == 0 and s.ctx in (Ctx.FOLLOW, Ctx.BUILD_FOLLOW)
+    # On the double, or end (even while a tile fits, with until stuck); nothing else.
+    assert legal_moves(s) == (play(5, 2, 0), END)
+    left = apply(s, END)
+    assert left.to_move == 1 and left.open_doubles == (0,)
+    assert left.trains[0].tiles == (tile(6, 5), tile(5, 5))
+    assert not left.first_pending[0] and not left.markers[0]
+    # Followed, the first train goes on as before: until stuck in masters.
+    on = apply(s, play(5, 2, 0))
+    assert on.to_move == 0 and on.open_doubles == ()
+    expected = (play(2, 1, 0),) if name == "masters" else (play(2, 1, 0), END)
+    assert legal_moves(on) == expected
+    # Nothing to follow with: it ends, and does not draw.
+    s = first_train([(6, 5), (5, 5), (4, 3), (3, 3)], "optional")
+    assert legal_moves(s) == (END,)
+    assert apply(s, END).boneyard == s.boneyard
+    # With "required" the same double must be followed.
+    s = first_train([(6, 5), (5, 5), (5, 2), (2, 1), (4, 3), (3, 3)], "required")
+    assert legal_moves(s) == (play(5, 2, 0),)

@@ -347,9 +347,6 @@ def history_chart(
     step = _tick(span)
     for g in range(0, span + 1, step):
         parts.append(f'<text x="{x(g):.1f}" y="{height - 12}" class="tick">{g}</text>')
-    parts.append(
-        f'<text x="{width - right}" y="{height - 1}" class="tick end">game of the league</text>'
-    )
     for b, color, s in steps:
         path = [(x(0), y(BotStanding(name="").rating))] + [(x(i + 1), y(r)) for i, r, _ in s]
         drawn = " ".join(f"{px:.1f},{py:.1f}" for px, py in path)
@@ -391,8 +388,8 @@ def _history(league: League) -> str:
     )
     return (
         '<section><h2>Rating over time</h2><p class="hint">Each bot\'s rating μ − 3σ after '
-        "each game of the league, in schedule order, as the standings compute it; each "
-        "bot's page has it game by game.</p>"
+        "each game of the league (across: the game's number, in schedule order), as the "
+        "standings compute it; each bot's page has it game by game.</p>"
         + history_chart(lines, len(league.records), "rating-history", points=False)
         + f'<ul class="key">{key}</ul></section>\n'
     )

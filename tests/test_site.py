@@ -355,6 +355,13 @@ def test_the_published_log_is_the_log_without_its_secrets(league: Path, tmp_path
         log = read_log(published, allow_redacted=True)
         assert log.complete and log.decisions == read_log(source).decisions
         assert published.read_bytes() == public_log(read_log(source), source.read_bytes())
+    # Without its seed the game cannot be re-derived: `referee replay` says so in a line.
+    result = CliRunner().invoke(main, ["replay", str(published)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"referee: error: {published}: a log published without its seed (a results site's "
+        "copy): the game cannot be re-derived from it; replay the league's own log (OUT/logs)"
+    ]
     # A site made by an older builder (its summaries of another version) gets this
     # builder's files: the game data and the logs are made again.
     for cached in (league / ".site-cache").glob("*.json"):

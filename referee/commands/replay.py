@@ -80,6 +80,11 @@ def replay_cmd(
     except LogError as exc:
         fail(str(exc))
     own = log.header.seat  # set in a log written for one seat
+    if own is None and log.header.seed is None:
+        fail(
+            f"{log_file}: a log published without its seed (a results site's copy): the game "
+            "cannot be re-derived from it; replay the league's own log (OUT/logs)"
+        )
     if own is not None:
         if seat is not None and seat != own:
             fail(f"--seat {seat}: {log_file} was written for seat {own} and holds only what it saw")

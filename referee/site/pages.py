@@ -353,12 +353,12 @@ def history_chart(
         dots = ""
         if points:
             dots = "".join(
-                f'<circle class="pt" cx="{x(i + 1):.1f}" cy="{y(r):.1f}" r="2.6" fill="{color}">'
+                f'<circle class="pt" cx="{x(i + 1):.1f}" cy="{y(r):.1f}" r="2.6">'
                 f"<title>game {i + 1}: rating {r:.2f} ({d:+.2f})</title></circle>"
                 for i, r, d in s
             )
         parts.append(
-            f'<g class="bot" data-bot="{esc(b.name)}"><title>{esc(b.name)}</title>'
+            f'<g class="bot" data-bot="{esc(b.name)}" fill="{color}"><title>{esc(b.name)}</title>'
             f'<polyline points="{drawn}" fill="none" stroke="{color}" stroke-width="2"/>'
             f"{dots}</g>"
         )
@@ -545,8 +545,7 @@ def _game_cell(league: League, rec: Record) -> str:
         return f'{esc(rec.game_id)} <span class="dim">(replay later)</span>'
     return (
         f'<a href="{esc(replay_link(rec))}">{esc(rec.game_id)}</a> '
-        f'<a class="log" href="{esc(log_link(rec))}" download title="the game\'s log, without '
-        'its seed">log</a>'
+        f'<a class="log" href="{esc(log_link(rec))}" download>log</a>'
     )
 
 
@@ -620,8 +619,8 @@ def _games_table(
                     (opponents, " ".join(others)),
                     (esc(place), rec.ranks[s]),
                     (str(rec.scores[s]), rec.scores[s]),
-                    (f"{rating:.2f}", round(rating, 4)),
-                    (f"{change:+.2f}", round(change, 4)),
+                    (f"{rating:.2f}", f"{rating:.2f}"),  # sorted by what it says
+                    (f"{change:+.2f}", f"{change:+.2f}"),
                     (str(faults), faults),
                     (str(rec.decisions), rec.decisions),
                     (flag, flag),
@@ -657,7 +656,8 @@ def game_pages(league: League) -> list[tuple[str, str]]:
         said = f"games {first} to {last} of {len(records)}" if chunk else "no game yet"
         body = (
             f'<p class="hint">Every game of the league in schedule order, {said}; a game '
-            "flagged ⚠ had a bot that failed to start.</p>"
+            'flagged ⚠ had a bot that failed to start. A game\'s log is its "log" link: the '
+            "referee's log of it, but for the seed and bot-seed key (null).</p>"
             + _pager(k, pages)
             + scroll(_games_table(league, chunk, "games-list", None))
             + _pager(k, pages)

@@ -170,6 +170,11 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(AnyLine)
 
 
+def line_bytes(line: LogLine) -> bytes:
+    """One line of a log as `LogWriter` writes it, without its newline."""
+    return _encoder.encode(line)
+
+
 LOG_SUFFIX = ".jsonl"
 GZ_SUFFIX = ".jsonl.gz"
 _GZIP_MAGIC = b"\x1f\x8b"

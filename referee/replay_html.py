@@ -4,15 +4,19 @@ The page has no engine, so the game is embedded as compact data it can step
 through without one: for each round its deal (engine, hands, boneyard count,
 trains) and, for each decision, the move plus whatever the move alone does not
 say (markers, open doubles, the turn's step, branches opened, penalty draws,
-latency, faults, ignored stale replies). Tiles are numbers (`hi * (max_pip + 1)
-+ lo`). The page rebuilds every position from that at load time, sharing what
-does not change, so a 13-round game of 8 players is well under 1 MB and steps
-instantly.
+latency, the referee's excused delay, faults, ignored stale replies, and the legal
+moves where there was a choice: those of its turn request, re-derived with the
+engine, since the log holds only the move made). Tiles are numbers (`hi *
+(max_pip + 1) + lo`). The page rebuilds every position from that at load time,
+sharing what does not change, so a 13-round game of 8 players is well under 1 MB
+and steps instantly. The full view's page holds the log itself too, gzipped, for
+its download link.
 
 Made for one seat (`--seat S`), the page is rendered from that seat's own log
 (`referee.replay_seat`) and the data itself is redacted: no seed, other hands
-are counts, their draws and penalty tiles unknown (-1), their latency, faults
-and notices left out, so the file holds nothing that seat was not shown. The
+are counts, their draws and penalty tiles unknown (-1), their latency, legal
+moves, faults and notices left out, so the file holds nothing that seat was not
+shown (and no log to download). The
 seed of the full view is a string: a 128-bit number does not survive as a
 JavaScript number. The page, the CSS and the script are
 `referee/html/replay.html`; nothing is fetched.
@@ -20,17 +24,20 @@ JavaScript number. The page, the CSS and the script are
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import enum
+import gzip
 import html
 import json
+import re
 from importlib import resources
 from typing import Any
 
 from .gamelog import GameLog, move_of_spec
 from .replay import Step, rules_of
 from .replay_text import Selection, final_state, steps
-from .rules import Ctx, MoveKind, Rules, State, Tile
+from .rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
 
 TEMPLATE = "html/replay.html"
 _ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}
@@ -82,6 +89,13 @@ class _Encoder:
             "x": None,
         }
 
+    def option(self, move: Move) -> list[int]:
+        """A legal move: [action, tile, train], and 1 after them for an announced play."""
+        tile = self.code(move.tile) if move.tile is not None else -1
+        train = move.train if move.train is not None else -1
+        out = [_ACTIONS[move.kind], tile, train]
+        return [*out, 1] if move.announce else out
+
     def step(self, step: Step) -> list[Any]:
         """One decision: [seat, action, tile, train, latency in µs, extras]."""
         line, before, after = step.line, step.before, step.after
@@ -123,6 +137,14 @@ class _Encoder:
             extra["f"] = [[f.kind, f.detail] for f in line.faults]
         if sees and line.notices:
             extra["i"] = [[n.kind, n.detail] for n in line.notices]
+        if sees and line.referee_late_ms:
+            extra["z"] = round(line.referee_late_ms * 1000)
+        if sees:
+            # What the seat could have done (its turn request's `legal`): a choice only
+            # when there were two moves or more; one legal move is the move itself.
+            legal = legal_moves(before)
+            if len(legal) > 1:
+                extra["g"] = [self.option(m) for m in legal]
         out: list[Any] = [seat, _ACTIONS[move.kind], tile, train, latency]
         if extra:
             out.append(extra)
@@ -199,6 +221,9 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
         "side": [rules.team_of(s) for s in range(rules.players)],
         "teams": rules.teams,
         "names": [names.get(s, f"seat {s}") for s in range(rules.players)],
+        # Each seat's time for a move (its own under time odds), for "it took 3 ms of 1000".
+        "moveMs": [_move_ms(log, s) for s in range(rules.players)],
+        "legal": 1,  # the decisions of the seats the viewer sees carry their legal moves
         "viewer": viewer,
         "complete": log.complete,
         "next": final.to_move if final is not None and final.outcome is None else None,
@@ -213,6 +238,11 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
     }
 
 
+def _move_ms(log: GameLog, seat: int) -> int:
+    own = next((b.time for b in log.header.bots if b.seat == seat and b.time is not None), None)
+    return (own or log.header.time).move_ms
+
+
 def _script_json(data: dict[str, Any]) -> str:
     """JSON safe inside a <script> element: no `<`, `>` or `&` outside escapes."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
@@ -224,12 +254,21 @@ def template() -> str:
     return resources.files("referee").joinpath(TEMPLATE).read_text(encoding="utf-8")
 
 
-def render(log: GameLog, selection: Selection) -> str:
-    """The whole page for a verified log."""
+def render(log: GameLog, selection: Selection, source: bytes | None = None) -> str:
+    """The whole page for a verified log; `source`, the log's text, is offered for
+    download from the page (the full view's page: a page made for one seat holds no log,
+    and so is the same made from the full log or from the seat's own)."""
     data = page_data(log, selection)
     title = f"{log.header.game} · Mexican Train replay"
     if selection.seat is not None:
         title += f" · seat {selection.seat}"
-    page = template()
-    page = page.replace("__TITLE__", html.escape(title))
-    return page.replace("__REPLAY_DATA__", _script_json(data))
+    packed = ""
+    if source is not None:
+        packed = base64.b64encode(gzip.compress(source, compresslevel=9, mtime=0)).decode()
+    parts = {
+        "__TITLE__": html.escape(title),
+        "__REPLAY_DATA__": _script_json(data),
+        "__REPLAY_LOG__": packed,
+    }
+    # One pass: what one part holds (a name, say) is never taken for another's place.
+    return re.sub("|".join(parts), lambda found: parts[found.group(0)], template())

@@ -5,11 +5,17 @@ NUL-separated JSON on file descriptors 3 and 4), so no driver package is
 needed. The page must load with no console error and no request but its own
 file, draw as many trains and tiles as the engine has at a given step, follow
 the keyboard and the buttons, match the engine's positions (and a seat's view)
-at every step, and stay under 1 MB for 13 rounds of 8 players. At 1400 px wide
-the board and the side column stand side by side, at 800 px the page is one
-column with the board first and as wide as the page; at both, hand tiles are
-legible and names whole. Screenshots of the 8-player game at both widths are
-saved (set REPLAY_SCREENSHOT_DIR to keep them). The view and the step live in
+at every step, and stay under 1 MB for 13 rounds of 8 players. At 1400 and 800
+px wide the board and the side column stand side by side, at 400 px the page is
+one column with the board first and as wide as the page; at each, the board and
+the caption of the step are whole in the window (under neither bar, overlapping
+nothing), tiles are legible (12 px on the board, late in every round too; 20 x
+40 in the hands) and names whole. Screenshots of the 8-player game at each width
+are saved (set REPLAY_SCREENSHOT_DIR to keep them). A step's caption says the
+legal moves of the decision (to the views that see the mover's hand) and the time
+it took; the header counts moves once; the marker flags and the board's marks are
+explained; the scores' columns are named after the bots; the full view's page
+offers its log for download (a seat's page holds none). The view and the step live in
 the address, so a reload or a link opens the same view.
 """
 
@@ -17,9 +23,11 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import gzip
 import itertools
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -33,10 +41,10 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.gamelog import GameLog, read_log
+from referee.gamelog import GameLog, log_bytes, read_log
 from referee.replay_text import steps
-from referee.rules import State, Tile, preset, view
-from tests.test_replay import write_game
+from referee.rules import State, Tile, legal_moves, preset, view
+from tests.test_replay import seat_log_of, write_game
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -567,6 +575,8 @@ def test_untrusted_names_are_text(browser: Browser, tmp_path: Path) -> None:
     assert f" · seed {seed} · " in browser.js("document.getElementById('sub').textContent")
     shown = browser.js("[...document.querySelectorAll('.seat .name')].map(e => e.textContent)")
     assert [s.split(" · ", 1)[1] for s in shown] == evil
+    heads = browser.js("[...document.querySelectorAll('#scores th.n')].map(t => t.textContent)")
+    assert heads == evil
     # The log stops after 60 decisions: the last position says so.
     browser.key("End", "End", 35)
     assert "the log stops here" in browser.js("document.getElementById('move').textContent")
@@ -575,14 +585,23 @@ def test_untrusted_names_are_text(browser: Browser, tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- any size
 
-# Rectangles of the page's parts, and for each seat its name's and its hand tiles'.
+# Rectangles of the page's parts, and for each seat its name's and its hand tiles'; the
+# short side on the screen of the board's smallest tile.
 LAYOUT = """(() => {
   const box = (e) => { const r = e.getBoundingClientRect();
     return {x: r.x, y: r.y, w: r.width, h: r.height, right: r.right, bottom: r.bottom}; };
   const q = (s) => box(document.querySelector(s));
+  const tiles = [...document.querySelectorAll("#board .dom rect.body")].map((r) => {
+    const m = r.getScreenCTM();
+    return Math.min(r.width.baseVal.value, r.height.baseVal.value) * Math.hypot(m.a, m.b);
+  });
   return {
     page: document.documentElement.clientWidth, wide: document.documentElement.scrollWidth,
-    board: q("#board"), move: q("#move"), aside: q("aside"),
+    window: innerHeight,
+    board: q("#board"), move: q("#move"), aside: q("aside"), header: q("header"),
+    footer: q("footer"), seatsBox: q("#seats"), scores: q("#scores"),
+    scoresBox: box(document.querySelector("#scores").parentElement),
+    smallest: Math.min(...tiles), layout: document.getElementById("board").dataset.layout,
     seats: [...document.querySelectorAll(".seat")].map((seat) => {
       const name = seat.querySelector(".name");
       return {
@@ -594,9 +613,29 @@ LAYOUT = """(() => {
   };
 })()"""
 
+WIDTHS = [(1400, 900), (800, 1000), (400, 800)]
 
-@pytest.mark.parametrize("width, height", [(1400, 900), (800, 1000)])
-def test_any_width_keeps_board_tiles_and_names(
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Two rectangles share some area (touching edges do not)."""
+    return (
+        min(a["right"], b["right"]) - max(a["x"], b["x"]) > 0.5
+        and min(a["bottom"], b["bottom"]) - max(a["y"], b["y"]) > 0.5
+    )
+
+
+def in_view(r: dict[str, float], top: float, bottom: float) -> bool:
+    """Whole between `top` and `bottom` (the bars' edges): not under either."""
+    return r["y"] >= top - 0.5 and r["bottom"] <= bottom + 0.5
+
+
+def late_steps(log: GameLog) -> list[int]:
+    """Each round's last decision before its end: the table at its fullest."""
+    return [s.n - 1 for s in steps(log) if s.result is not None]
+
+
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_any_width_keeps_board_caption_tiles_and_names_in_view(
     browser: Browser, eight: tuple[GameLog, Path], tmp_path: Path, width: int, height: int
 ) -> None:
     log, page = eight
@@ -604,19 +643,39 @@ def test_any_width_keeps_board_tiles_and_names(
     step = next(
         s for s in steps(log) if s.before.round_index == 3 and len(s.after.trains[8].tiles) > 8
     )
-    browser.js(f"replay.go(replay.frameOfMove({step.n}))")
+    browser.js(f"replay.go(replay.frameOfMove({step.n} - 1))")
     browser.js("replay.setMode(1)")
+    browser.key("ArrowRight", "ArrowRight", 39)  # a step, as someone reading the game takes it
     at = browser.js(LAYOUT)
-    board, move, aside = at["board"], at["move"], at["aside"]
+    board, move, aside, header, footer = (
+        at[k] for k in ("board", "move", "aside", "header", "footer")
+    )
     assert at["wide"] <= at["page"]  # nothing sticks out sideways
-    if width >= 1100:  # two columns: the board beside the seats and scores, as tall as it can be
+    # The board and what the step did (the caption) in the window, under no bar and under
+    # nothing else; the scores' table no wider than its box.
+    assert in_view(board, header["bottom"], footer["y"]), at
+    assert in_view(move, header["bottom"], footer["y"]), at
+    for a, b in itertools.combinations((board, move, header, footer), 2):
+        assert not overlap(a, b), (a, b)
+    assert not overlap(board, aside) and not overlap(move, aside)
+    assert at["scores"]["right"] <= at["scoresBox"]["right"] + 0.5
+    if width >= 700:  # two columns: the seats and scores beside the board, in the window
+        # (their column scrolls when they are longer)
         assert aside["x"] >= board["right"] and abs(aside["y"] - board["y"]) < 20
-        assert min(board["w"], board["h"]) >= height - 250
-    else:  # one column: the board first, square and (nearly) as wide as the page
-        assert board["w"] >= 0.9 * (at["page"] - 2 * 14) and board["h"] == board["w"]
+        assert in_view(aside, header["bottom"], footer["y"])
+        assert header["bottom"] <= at["seatsBox"]["y"] < footer["y"] - 200
+        if width >= 1100:
+            assert min(board["w"], board["h"]) >= height - 250
+        else:
+            assert min(board["w"], board["h"]) >= 0.5 * width
+    else:  # one column: the board, square and as wide as the page, then the caption, then
+        # the seats, which begin above the controls
+        assert board["w"] >= 0.9 * (at["page"] - 2 * 10) and board["h"] == board["w"]
         assert board["bottom"] <= move["y"] and move["bottom"] <= aside["y"]
-        assert aside["w"] >= 0.9 * (at["page"] - 2 * 14)
-    # Hand tiles legible at 1x: 20 x 40 px at least, and inside their seat's box.
+        assert at["seatsBox"]["y"] < footer["y"]
+    # Tiles legible at 1x: on the board 12 px on their short side at least, in the hands
+    # 20 x 40 px at least, inside their seat's box.
+    assert at["smallest"] >= 12, at["layout"]
     shown = step.after.hands
     assert [len(seat["faces"]) for seat in at["seats"]] == [len(h) for h in shown]
     for s, seat in enumerate(at["seats"]):
@@ -636,8 +695,129 @@ def test_any_width_keeps_board_tiles_and_names(
         width,
         height,
     )
-    print(f"{width} px: board {board['w']:.0f} x {board['h']:.0f}")
+    print(f"{width} px: board {board['w']:.0f} x {board['h']:.0f}, {at['layout']}")
     assert browser.problems() == []
+
+
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_tiles_stay_legible_late_in_every_round(
+    browser: Browser, eight: tuple[GameLog, Path], width: int, height: int
+) -> None:
+    # At each round's fullest table the trains fold, or go to rows, or the board grows
+    # taller (and scrolls): never a tile under 12 px, and every tile of the table drawn.
+    log, page = eight
+    browser.open(page, width, height)
+    layouts = set()
+    for n in late_steps(log):
+        browser.js(f"replay.go(replay.frameOfMove({n}))")
+        at = browser.js(LAYOUT)
+        assert at["smallest"] >= 12, (n, at["layout"], at["smallest"])
+        assert browser.js("replay.tiles().px") >= 12
+        tiles = browser.js("document.querySelectorAll('#board .train .dom').length")
+        assert tiles == browser.js("Number(document.getElementById('board').dataset.tiles)")
+        layouts.add(at["layout"])
+    print(f"{width} px: {sorted(layouts)}")
+    assert browser.problems() == []
+
+
+# ---------------------------------------------------------------- what a step says
+
+
+def test_a_decision_shows_its_legal_moves_and_its_time(
+    browser: Browser, eight: tuple[GameLog, Path]
+) -> None:
+    log, page = eight
+    browser.open(page)
+    chosen = [s for s in steps(log) if len(legal_moves(s.before)) >= 3 and s.result is None][:3]
+    forced = next(s for s in steps(log) if len(legal_moves(s.before)) == 1 and not s.line.auto)
+    assert chosen
+    caption = "document.getElementById('move')"
+    for step in [*chosen, forced]:
+        browser.js(f"replay.go(replay.frameOfMove({step.n}))")
+        browser.js("replay.setMode(1)")  # every hand shown
+        legal = browser.js(f"{caption}.querySelector('.legal').textContent")
+        options = browser.js(
+            f"[...{caption}.querySelectorAll('.legal .opt')].map(e => e.textContent)"
+        )
+        made = browser.js(f"[...{caption}.querySelectorAll('.legal .opt.chosen')].length")
+        moves = legal_moves(step.before)
+        if len(moves) == 1:
+            assert legal == "its only legal move" and options == []
+        else:
+            assert legal.startswith(f"{len(moves)} legal moves: ") and len(options) == len(moves)
+            assert made == 1
+            # The same tiles as the engine's plays, each laid as it would lie.
+            laid = [re.fullmatch(r"(?:✓\u2009)?\[(\d+)\|(\d+)\]", o) for o in options]
+            tiles = sorted(sorted((int(m[1]), int(m[2]))) for m in laid if m is not None)
+            plays = [m.tile for m in moves if m.tile is not None]
+            assert tiles == sorted(sorted((t.lo, t.hi)) for t in plays)
+        # The time it took, as the log has it.
+        assert step.line.latency_ms is not None
+        us = round(step.line.latency_ms * 1000)  # to the µs, 3 decimals under 10 ms
+        said = f"decided in {us / 1000:.{3 if us < 10_000 else 1}f} ms (1000 ms a move)"
+        assert said in browser.js(f"{caption}.textContent")
+        # The spectator and the other seats do not see its hand, and so not its choices.
+        browser.js("replay.setMode(0)")
+        assert browser.js(f"{caption}.querySelector('.legal')") is None
+        other = (step.line.seat + 1) % 8
+        browser.js(f"replay.setMode(2 + {other})")
+        assert browser.js(f"{caption}.querySelector('.legal')") is None
+        browser.js(f"replay.setMode(2 + {step.line.seat})")
+        assert browser.js(f"{caption}.querySelector('.legal')") is not None
+    assert browser.problems() == []
+
+
+def test_one_counter_a_key_to_the_board_and_scores_by_name(
+    browser: Browser, eight: tuple[GameLog, Path]
+) -> None:
+    log, page = eight
+    browser.open(page)
+    marked = next(s for s in steps(log) if s.result is None and any(s.after.markers))
+    browser.js(f"replay.go(replay.frameOfMove({marked.n}))")
+    status = browser.js("document.getElementById('status').textContent")
+    assert f"move {marked.n}/{len(log.decisions)}" in status and "frame" not in status
+    assert status.count("/") == 2  # rounds and moves, nothing else counted
+    # Each marker flag says what it means, on the board and by the seat's name; the key
+    # says it too.
+    up = [s for s, m in enumerate(marked.after.markers) if m]
+    flags = browser.js("[...document.querySelectorAll('.seat .flag')].map(f => f.title)")
+    assert len(flags) == len(up) and all(f.startswith("Marker up: ") for f in flags)
+    titles = browser.js(
+        "[...document.querySelectorAll('#board .marker title')].map(t => t.textContent)"
+    )
+    assert titles == [
+        f"{LONG_NAMES[s]}'s marker up: " + titles[0].split("marker up: ", 1)[1] for s in up
+    ]
+    key = browser.js("document.getElementById('legend').textContent")
+    assert "Marker up" in key and "Mexican train" in key and "open double" in key
+    # The scores' columns are named after the bots; a page of its own links no bot page.
+    heads = browser.js("[...document.querySelectorAll('#scores th.n')].map(t => t.textContent)")
+    assert heads == LONG_NAMES
+    assert browser.js("document.querySelectorAll('.seat .name a, #scores a').length") == 0
+    assert browser.problems() == []
+
+
+def test_the_page_offers_its_log(browser: Browser, tmp_path: Path) -> None:
+    log_path = write_game(tmp_path / "g.jsonl", preset("standard"), 9, seat_logs=True)
+    page = html_of(log_path, tmp_path / "full.html")
+    browser.open(page)
+    link = browser.js(
+        "(() => { const a = document.getElementById('download');"
+        " return [a.hidden, a.getAttribute('href'), a.download]; })()"
+    )
+    assert link[0] is False and link[2] == "game-9.jsonl.gz"
+    prefix = "data:application/gzip;base64,"
+    assert link[1].startswith(prefix)
+    assert gzip.decompress(base64.b64decode(link[1][len(prefix) :])) == log_bytes(log_path)
+    assert browser.problems() == []
+    # A page made for one seat holds no log (the game's log holds every hand), and so is
+    # the same from the full log and from the seat's own.
+    for source, extra in ((log_path, ("--seat", "1")), (seat_log_of(log_path, 1), ())):
+        page = html_of(source, tmp_path / "seat.html", *extra)
+        assert '<script id="replay-log" type="text/plain"></script>' in page.read_text()
+        browser.open(page)
+        assert browser.js("document.getElementById('download').hidden") is True
+        assert browser.problems() == []
 
 
 # ---------------------------------------------------------------- the address

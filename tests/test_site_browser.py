@@ -2,16 +2,22 @@
 
 One small league (3 bots, double-6) is run once for the module with `--site
 --report-every 2`. The index must list every bot, sort by a column, and lead to a
-bot's page; the bot's page filters its games and leads to a game's replay, which
-steps (the board and the move's caption change). Switching to one seat's view loads
-that seat's data only, and the other hands are then hidden. No page requests
-anything but its own files. Screenshots at 1400 and 800 px are saved where
-tests/test_replay_html.py saves its own (REPLAY_SCREENSHOT_DIR, else a temporary
-folder).
+bot's page and to the list of every game; the bot's page filters its games and leads
+to a game's replay, which steps (the board and the move's caption change), names its
+seats with links to their bots' pages and offers the game's log. Switching to one
+seat's view loads that seat's data only, and the other hands are then hidden. At
+1400, 800 and 400 px wide no page is wider than the window, no table is wider than
+the page (a phone gets each row as a card), the parts of a page overlap nothing
+they should not, and the replay keeps its board and the step's caption in the
+window, under neither bar. No page requests anything but its own files.
+Screenshots at each width are saved where tests/test_replay_html.py saves its own
+(REPLAY_SCREENSHOT_DIR, else a temporary folder).
 """
 
 from __future__ import annotations
 
+import gzip
+import itertools
 import json
 import os
 import subprocess
@@ -22,7 +28,15 @@ from typing import Any
 
 import pytest
 
-from tests.test_replay_html import Browser, browser, faces_by_seat
+from tests.test_replay_html import (
+    LAYOUT,
+    WIDTHS,
+    Browser,
+    browser,
+    faces_by_seat,
+    in_view,
+    overlap,
+)
 
 __all__ = ["browser"]  # the fixture, shared with the replay page's tests
 
@@ -57,6 +71,9 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for name, script in bots:
         command = json.dumps([sys.executable, str(SAMPLES / script)])
         lines += ["", "[[bot]]", f"name = {json.dumps(name)}", f"command = {command}"]
+        # The sample bots import `protocol` of this tree (an installed copy may be one
+        # the sandbox does not show, that of another checkout).
+        lines.append(f"env = {{ PYTHONPATH = {json.dumps(str(ROOT))} }}")
     toml = folder / "league.toml"
     toml.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = folder / "out"
@@ -92,6 +109,7 @@ def shots() -> Path:
 
 
 def loaded_by_click(b: Browser, selector: str) -> None:
+    b.js(f"document.querySelector({json.dumps(selector)}).scrollIntoView({{block: 'center'}})")
     b.events.clear()
     b.click(selector)
     b.wait(lambda m: m.get("method") == "Page.loadEventFired")
@@ -109,11 +127,61 @@ def no_overflow(b: Browser) -> None:
     assert b.js("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+# A page's blocks (the children of <main>, and of its sections), its tables, its
+# scrolling boxes and its charts, as rectangles.
+BLOCKS = """(() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {x: r.x, y: r.y, w: r.width, h: r.height, right: r.right, bottom: r.bottom}; };
+  const shown = (e) => e.getClientRects().length > 0;
+  const named = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    (e.className && typeof e.className === "string" ? "." + e.className.split(" ")[0] : "");
+  const blocks = (parent) => [...parent.children].filter((e) => shown(e) && e.tagName !== "STYLE")
+    .map((e) => ({name: named(e), box: box(e)}));
+  return {
+    page: document.documentElement.clientWidth, wide: document.documentElement.scrollWidth,
+    main: blocks(document.querySelector("main")),
+    inner: [...document.querySelectorAll("main > section")].map(blocks),
+    tables: [...document.querySelectorAll("table")].filter(shown).map((t) => ({
+      name: named(t), box: box(t),
+      heads: [...t.querySelectorAll("thead th")].filter(shown).map(box),
+    })),
+    scrolls: [...document.querySelectorAll(".scroll")].map((e) => ({
+      over: e.scrollWidth > e.clientWidth, hint: !e.previousElementSibling.hidden })),
+    charts: [...document.querySelectorAll("svg.chart")].map(box),
+  };
+})()"""
+
+
+def laid_out_well(b: Browser, what: str) -> None:
+    """Nothing wider than the page, no table cut at its edge, no block over another."""
+    at = b.js(BLOCKS)
+    assert at["wide"] <= at["page"], what
+    for t in at["tables"]:
+        assert t["box"]["x"] >= 0 and t["box"]["right"] <= at["page"] + 0.5, (what, t["name"])
+        for h1, h2 in itertools.combinations(t["heads"], 2):
+            assert not overlap(h1, h2), (what, t["name"])
+    for s in at["scrolls"]:
+        assert not s["over"], what  # fits: no box scrolls sideways at all here
+    for chart in at["charts"]:
+        assert chart["right"] <= at["page"] + 0.5, what
+    for blocks in [at["main"], *at["inner"]]:
+        for x, y in itertools.combinations(blocks, 2):
+            assert not overlap(x["box"], y["box"]), (what, x["name"], y["name"])
+
+
+def resize(b: Browser, width: int, height: int) -> None:
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        session=True,
+    )
+
+
 def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> None:
     names = [b["name"] for b in json.loads((league / "standings.json").read_text())["bots"]]
     assert len(names) == 3
-    for width in (1400, 800):
-        browser.open(league / "site" / "index.html", width, 900)
+    for width, height in WIDTHS:
+        browser.open(league / "site" / "index.html", width, height)
         shown = browser.js(
             "[...document.querySelectorAll('#standings tbody tr')].map(r => r.dataset.bot)"
         )
@@ -130,8 +198,18 @@ def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> 
             "document.getElementById('progress').textContent"
         )
         no_overflow(browser)
+        laid_out_well(browser, f"index at {width} px")
+        # The rating of each bot after each game, a line a bot, and the files.
+        assert browser.js("document.querySelectorAll('#rating-history polyline').length") == 3
+        files = browser.js("[...document.querySelectorAll('#files a')].map(a => a.href)")
+        assert [f.rsplit("/", 1)[1] for f in files] == [
+            "standings.csv",
+            "standings.json",
+            "games-1.html",
+        ]
         browser.screenshot(shots() / f"site-index-{width}.png")
         assert browser.problems() == []
+    resize(browser, 1400, 900)  # its headers in the window, to click
     heads = "[...document.querySelectorAll('#standings th')]"
     column = browser.js(f"{heads}.findIndex(th => th.textContent === 'points/game')")
     cells = f"r => Number(r.cells[{column}].dataset.v ?? r.cells[{column}].textContent)"
@@ -170,14 +248,14 @@ def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> No
     )
     assert browser.js("document.querySelectorAll('#latency-chart rect.bar').length") > 0
     assert browser.js("document.querySelectorAll('#rounds tbody tr').length") == 7
-    for width in (1400, 800):
-        browser.call(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-            session=True,
-        )
+    # Its rating after each of its games, a point each.
+    assert browser.js("document.querySelectorAll('#bot-rating circle.pt').length") == 6
+    for width, height in WIDTHS:
+        resize(browser, width, height)
         no_overflow(browser)
+        laid_out_well(browser, f"bot page at {width} px")
         browser.screenshot(shots() / f"site-bot-{width}.png")
+    resize(browser, 1400, 900)
     assert browser.problems() == []
 
     # A game of its list, replayed.
@@ -216,12 +294,59 @@ def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> No
         assert [isinstance(h, int) for h in deal["hands"]] == [s != seat for s in range(3)]
     faces = faces_by_seat(browser)
     assert faces[seat] > 0 and [f for s, f in enumerate(faces) if s != seat] == [0, 0]
-    for width in (1400, 800):
-        browser.call(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-            session=True,
-        )
+    for width, height in WIDTHS:
+        resize(browser, width, height)
         browser.screenshot(shots() / f"site-replay-seat-{width}.png")
     assert [p for p in browser.problems() if "request" in p] == []
+    assert browser.problems() == []
+
+
+def test_every_game_listed_and_each_replay_at_any_width(browser: Browser, league: Path) -> None:
+    site = league / "site"
+    browser.open(site / "index.html", 1400, 900)
+    loaded_by_click(browser, "#all-games")
+    assert browser.js("location.pathname").endswith("/games-1.html")
+    games = browser.js("[...document.querySelectorAll('#games-list tbody tr')].length")
+    assert games == 6
+    for width, height in WIDTHS:
+        resize(browser, width, height)
+        laid_out_well(browser, f"games at {width} px")
+        browser.screenshot(shots() / f"site-games-{width}.png")
+    # A game of the list, replayed at each width: the board and the caption of each step
+    # whole in the window, under neither bar and over nothing.
+    resize(browser, 1400, 900)
+    game = browser.js("document.querySelector('#games-list tbody a').textContent")
+    loaded_by_click(browser, "#games-list tbody a")
+    assert browser.until("window.replay && replay.frames() > 1")
+    for width, height in WIDTHS:
+        resize(browser, width, height)
+        browser.js("replay.setMode(1)")
+        for _ in range(2):
+            browser.key("ArrowRight", "ArrowRight", 39)
+        at = browser.js(LAYOUT)
+        header, footer = at["header"], at["footer"]
+        assert at["wide"] <= at["page"]
+        for part in ("board", "move"):
+            assert in_view(at[part], header["bottom"], footer["y"]), (width, part, at)
+        for a, b in itertools.combinations(
+            [at[k] for k in ("board", "move", "header", "footer")], 2
+        ):
+            assert not overlap(a, b), (width, a, b)
+        assert at["smallest"] >= 12
+        browser.screenshot(shots() / f"site-replay-{width}.png")
+    resize(browser, 1400, 900)
+    # Seats named with links to their bots' pages; the log offered, without its secrets.
+    links = browser.js(
+        "[...document.querySelectorAll('.seat .name a')].map(a => a.getAttribute('href'))"
+    )
+    names = browser.js("REPLAY_DATA.names")
+    assert links == [f"bot-{n}.html" if n.isalnum() else links[k] for k, n in enumerate(names)]
+    assert all((site / href).is_file() for href in links)
+    download = browser.js("document.getElementById('download').getAttribute('href')")
+    assert download == f"logs/{game}.jsonl.gz"
+    header = json.loads(gzip.decompress((site / download).read_bytes()).split(b"\n", 1)[0])
+    assert header["game"] == game and header["seed"] is None and header["bot_seed_key"] is None
+    assert browser.problems() == []
+    loaded_by_click(browser, ".seat .name a")
+    assert browser.js("document.querySelector('h1').textContent") == names[0]
     assert browser.problems() == []

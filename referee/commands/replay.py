@@ -44,7 +44,7 @@ def replay_cmd(
     import json
     from pathlib import Path
 
-    from ..gamelog import LogError, read_log
+    from ..gamelog import LogError, log_bytes, read_log
     from ..replay import verify
     from ..replay_seat import check, redact
     from ..text import shown
@@ -80,6 +80,11 @@ def replay_cmd(
     except LogError as exc:
         fail(str(exc))
     own = log.header.seat  # set in a log written for one seat
+    if own is None and log.header.seed is None:
+        fail(
+            f"{log_file}: a log published without its seed (a results site's copy): the game "
+            "cannot be re-derived from it; replay the league's own log (OUT/logs)"
+        )
     if own is not None:
         if seat is not None and seat != own:
             fail(f"--seat {seat}: {log_file} was written for seat {own} and holds only what it saw")
@@ -107,8 +112,11 @@ def replay_cmd(
             f"as seat {own} saw them; the log is {state} (it holds no seed: only the full "
             "log proves the deal)"
         )
+    source: bytes | None = None  # the full log's text, for its page's download link
     if own is None and seat is not None:
         log = redact(log, seat)  # a seat's output is made from what its own log holds
+    elif own is None and html_file is not None:
+        source = log_bytes(Path(log_file))
     if show:
         for line in show_text(log, selection):
             click.echo(shown(line))  # names and fault evidence come from bots
@@ -118,7 +126,7 @@ def replay_cmd(
     elif html_file is not None:
         from ..replay_html import render
 
-        page = render(log, selection)
+        page = render(log, selection, source)
         try:
             Path(html_file).write_text(page, encoding="utf-8")
         except OSError as exc:

@@ -349,15 +349,16 @@ def csv_text(standings: Standings) -> str:
     return buf.getvalue()
 
 
+def json_text(standings: Standings) -> str:
+    """standings.json."""
+    return json.dumps(standings.to_json(), indent=2) + "\n"
+
+
 def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
     """standings.json, .csv, .md and (with matplotlib) standings.png in `out`, each
     written whole or not at all (`WriteError` when the disk is full)."""
     paths = [out / "standings.json", out / "standings.csv", out / "standings.md"]
-    texts = [
-        json.dumps(standings.to_json(), indent=2) + "\n",
-        csv_text(standings),
-        markdown(standings, title),
-    ]
+    texts = [json_text(standings), csv_text(standings), markdown(standings, title)]
     for path, text in zip(paths, texts, strict=True):
         write_atomic(path, text.encode("utf-8"))  # readers never see half a file
     chart = write_chart(standings, out / "standings.png", title)

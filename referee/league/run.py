@@ -106,8 +106,8 @@ async def run_league(
     try:
         ledger.claim(config.fingerprint(), resume)
         ledger.db.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('name', ?), ('bots', ?)",
-            (config.name, json.dumps([b.name for b in config.bots])),
+            "INSERT OR REPLACE INTO meta VALUES ('name', ?), ('bots', ?), ('preset', ?)",
+            (config.name, json.dumps([b.name for b in config.bots]), config.rules_preset),
         )
         modes = {b.name: "tcp" if b.tcp else b.spec.sandbox for b in config.bots}
         users = {mode: user_line(mode) for mode in set(modes.values()) if mode != "tcp"}

@@ -16,15 +16,23 @@ data, its fault evidence and its latencies are not on the site. The seed and the
 bot-seed key are never on it, and neither is bots' stderr unless `with_stderr`, and
 then only once the league is over (a bot process's stderr spans many games).
 
-A game's data never changes once written, so each build makes only the data of
-the games published since the last one, and keeps a small summary per game
-(latencies, points by round, faults) for the bot pages in OUT/.site-cache, beside
-the ledger: not in the site, which holds only what it publishes.
+A published game's log is on the site too (`logs/ID.jsonl.gz`), its lines as the
+referee wrote them but for the header's seed and bot-seed key (null), and so are the
+standings' files (`standings.csv`, `standings.json`), written as the league writes
+them, from the same standings as the pages.
+
+A game's files never change once written, so each build makes only those of the
+games published since the last one (or made by a build of another `DATA_VERSION`),
+and keeps a small summary per game (latencies, points by round, faults) for the bot
+pages in OUT/.site-cache, beside the ledger: not in the site, which holds only what
+it publishes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import gzip
 import json
 import os
 import re
@@ -36,8 +44,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..gamelog import GameLog, LogError, find_log, read_log
+import msgspec
+
+from ..gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
 from ..league.ledger import Ledger, LedgerError, Record
+from ..league.output import csv_text, json_text
 from ..league.standings import compute
 from ..text import file_stem
 from .gamedata import mask, public_part, seat_part, seat_view
@@ -148,6 +159,8 @@ def read_league(out: Path, title: str | None) -> League:
         standings=compute(names, records, sandbox, lag_warning),
         scheduled=scheduled,
         published=_published(records, unit_games),
+        preset=meta.get("preset"),
+        built=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
 
 
@@ -174,10 +187,10 @@ def build_site(
     began = time.monotonic()
     league = read_league(out, title)
     site = to if to is not None else out / "site"
-    games_dir, assets_dir = site / "games", site / "assets"
+    games_dir, assets_dir, logs_dir = site / "games", site / "assets", site / "logs"
     cache_dir = out / ".site-cache"
     try:
-        for folder in (games_dir, cache_dir, assets_dir):
+        for folder in (games_dir, cache_dir, assets_dir, logs_dir):
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SiteError(f"{exc.filename}: cannot write there: {exc.strerror}") from None
@@ -189,7 +202,7 @@ def build_site(
                 league.header = read_log(path).header
         if rec.idx not in league.published:
             continue
-        summary = _game(logs, games_dir, cache_dir, rec)
+        summary = _game(logs, site, cache_dir, rec)
         if summary is None:
             league.published.discard(rec.idx)  # no readable log: listed, not replayable
             continue
@@ -209,6 +222,7 @@ def build_site(
                 os.replace(stderr_dir / f".{name}.tmp", stderr_dir / name)
     elif stderr_dir.is_dir():
         shutil.rmtree(stderr_dir)  # built before with --with-stderr: not public now
+    _write_standings(site, league)
     write_pages(site, league)
     return SiteReport(
         folder=site,
@@ -219,13 +233,13 @@ def build_site(
     )
 
 
-def _game(
-    logs: Path, games_dir: Path, cache_dir: Path, rec: Record
-) -> tuple[GameSummary, int] | None:
-    """A published game's summary, its data files made first if they are not yet; and
-    1 if they were made now. None when its log cannot be read."""
+def _game(logs: Path, site: Path, cache_dir: Path, rec: Record) -> tuple[GameSummary, int] | None:
+    """A published game's summary, its files (data, log) made first if they are not yet;
+    and 1 if they were made now. None when its log cannot be read."""
+    games_dir = site / "games"
     cached = cache_dir / f"{rec.game_id}.json"
-    if cached.is_file() and (games_dir / f"{rec.game_id}.js").is_file():
+    published = site / "logs" / f"{rec.game_id}.jsonl.gz"
+    if cached.is_file() and (games_dir / f"{rec.game_id}.js").is_file() and published.is_file():
         try:
             return GameSummary.from_json(json.loads(cached.read_text(encoding="utf-8"))), 0
         except (ValueError, KeyError, OSError):
@@ -239,13 +253,31 @@ def _game(
         return None
     if not log.complete:
         return None
-    # Seat files first: the public file is what says the game's data is there.
+    # The log and the seat files first: the public file says the game's files are there.
+    write_atomic(published, public_log(log, log_bytes(path)))
     files = game_files(log)
     for suffix, text in sorted(files.items(), key=lambda kv: kv[0] == ".js"):
         write_atomic(games_dir / f"{rec.game_id}{suffix}", text)
     summary = summarise(log)
     write_atomic(cached, json.dumps(summary.to_json(), separators=(",", ":")))
     return summary, 1
+
+
+def public_log(log: GameLog, text: bytes) -> bytes:
+    """A game's log as the site publishes it, gzipped: `text`, the lines of `log` as the
+    referee wrote them, with the header's seed and bot-seed key withheld (null)."""
+    header = msgspec.structs.replace(log.header, seed=None, bot_seed_key=None)
+    lines = text.split(b"\n")
+    first = next(k for k, line in enumerate(lines) if line.strip())  # the header's line
+    lines[first] = line_bytes(header)
+    return gzip.compress(b"\n".join(lines), compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def _write_standings(site: Path, league: League) -> None:
+    """standings.json and standings.csv, as `referee league` writes them in its folder."""
+    standings = league.standings
+    write_atomic(site / "standings.json", json_text(standings))
+    write_atomic(site / "standings.csv", csv_text(standings))
 
 
 def _write_assets(folder: Path) -> None:

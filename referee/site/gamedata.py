@@ -39,7 +39,8 @@ from ..replay_seat import redact
 from ..replay_text import select
 
 ACTIONS = 4  # play, draw, pass, end: `replay_html._ACTIONS`
-_PRIVATE_EXTRAS = ("p", "a", "f", "i")  # what a seat's view adds to a move's extras
+# What a seat's view adds to a move's extras; its legal moves ("g") come apart, packed.
+_PRIVATE_EXTRAS = ("p", "a", "f", "i", "z")
 
 
 def seat_view(log: GameLog, seat: int) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def mask(view: dict[str, Any], seat: int) -> dict[str, Any]:
             step[2] = -1
         if len(step) > 5:
             extra = step[5]
-            for key in ("a", "f", "i"):
+            for key in ("a", "f", "i", "z", "g"):
                 extra.pop(key, None)
             if "p" in extra:
                 extra["p"] = [-1] * len(extra["p"])
@@ -116,6 +117,8 @@ def seat_part(view: dict[str, Any], public: dict[str, Any], seat: int) -> dict[s
     latencies: list[int] = []
     drawn: list[int] = []
     extras: dict[str, Any] = {}
+    options: list[list[list[int]]] = []
+    made: list[list[Any]] = []
     mine = 0
     for step, shown in zip(view["S"], public["S"], strict=True):
         if step[0] != seat:
@@ -128,8 +131,72 @@ def seat_part(view: dict[str, Any], public: dict[str, Any], seat: int) -> dict[s
         added = {k: extra[k] for k in _PRIVATE_EXTRAS if k in extra and extra[k] != known.get(k)}
         if added:
             extras[str(mine)] = added
+        options.append(extra.get("g", []))
+        made.append(step)
         mine += 1
-    return {"seat": seat, "h": hands, "l": latencies, "d": drawn, "x": extras}
+    part = {"seat": seat, "h": hands, "l": latencies, "d": drawn, "x": extras}
+    return part | _pack_options(made, options)
+
+
+def _option_key(option: list[int]) -> tuple[int, ...]:
+    """Where a legal move stands in `legal_moves`' order: plays by train, then tile
+    (announced first), then draw, pass, end."""
+    act, tile, train, *announced = option
+    return (0, train, tile, 0 if announced else 1) if act == 0 else (1, act)
+
+
+def _pack_options(moves: list[list[Any]], options: list[list[list[int]]]) -> dict[str, Any]:
+    """Each own decision's legal moves as one string, a comma between decisions: none
+    when its move was the only one, else the others than the move made (which the
+    public part has). A play is `(tile + 1) × gt + train + 1` and a draw, pass or end
+    its action (1, 2, 3), in base 36 with `gw` digits each; a decision whose plays each
+    come announced and not (`announce_one_tile`) starts with `!` and lists each once."""
+    trains = max(ACTIONS, 2 + max((o[2] for row in options for o in row), default=0))
+    rows: list[tuple[bool, list[int]]] = []
+    for step, row in zip(moves, options, strict=True):
+        paired = any(len(o) > 3 for o in row)
+        act = step[1]
+        made = [0, *step[2:4]] if act == 0 else [act, -1, -1]  # a draw's tile is no part
+        codes = [
+            (tile + 1) * trains + train + 1 if act == 0 else act
+            for act, tile, train, *announced in row
+            if [act, tile, train] != made and not (paired and announced)
+        ]
+        rows.append((paired, codes if row else []))
+    width = max(1, len(_base36(max((c for _, row in rows for c in row), default=0))))
+    text = ",".join(
+        ("!" if paired else "") + "".join(_base36(c).rjust(width, "0") for c in row)
+        for paired, row in rows
+    )
+    return {"g": text, "gt": trains, "gw": width}
+
+
+def _unpack_options(part: dict[str, Any], moves: list[list[Any]]) -> list[list[list[int]]]:
+    """`_pack_options` undone, `moves` the seat's own moves: each own decision's legal
+    moves, in `legal_moves`' order (empty: the move made was the only one)."""
+    trains, width = part["gt"], part["gw"]
+    out: list[list[list[int]]] = []
+    for entry, step in zip(part["g"].split(","), moves, strict=True):
+        if not entry:
+            out.append([])
+            continue
+        paired = entry.startswith("!")
+        entry = entry.removeprefix("!")
+        act, tile, train = step[1:4]
+        if act != 0:
+            made = [[act, -1, -1]]
+        else:
+            made = [[0, tile, train, 1], [0, tile, train]] if paired else [[0, tile, train]]
+        row: list[list[int]] = []
+        for k in range(0, len(entry), width):
+            tile, train = divmod(int(entry[k : k + width], 36), trains)
+            if tile == 0:
+                row.append([train, -1, -1])
+            else:
+                row += [[0, tile - 1, train - 1, 1]] if paired else []
+                row.append([0, tile - 1, train - 1])
+        out.append(sorted(row + made, key=_option_key))
+    return out
 
 
 def assemble(
@@ -152,14 +219,20 @@ def assemble(
         extras[g] = part["X"][k + 1]
     counts = dict.fromkeys(seats, 0)
     draws = dict.fromkeys(seats, 0)
+    options: dict[int, list[list[list[int]]]] = {}
     moves: list[list[Any]] = []
     width = part["w"]
+    decoded = []
     for g in range(len(part["S"]) // width):
         value = int(part["S"][g * width : (g + 1) * width], 36)
         value, seat = divmod(value, players)
         value, action = divmod(value, ACTIONS)
         tile, train = divmod(value, trains)
-        step: list[Any] = [seat, action, tile - 1, train - 1, -1]
+        decoded.append([seat, action, tile - 1, train - 1])
+    for s, part_of in seats.items():
+        options[s] = _unpack_options(part_of, [d for d in decoded if d[0] == s])
+    for g, (seat, action, tile, train) in enumerate(decoded):
+        step: list[Any] = [seat, action, tile, train, -1]
         extra = dict(extras.get(g, {}))
         own = seats.get(seat)
         if own is not None:
@@ -170,6 +243,8 @@ def assemble(
                 step[2] = own["d"][draws[seat]]
                 draws[seat] += 1
             extra.update(own["x"].get(str(k), {}))
+            if options[seat][k]:
+                extra["g"] = options[seat][k]
         if extra:
             step.append(extra)
         moves.append(step)

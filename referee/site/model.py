@@ -14,6 +14,11 @@ from ..gamelog import Header
 from ..league.ledger import Record
 from ..league.standings import Standings
 
+# The version of a game's published files (data, log, summary): a build remakes the
+# files of a game whose summary says another, so that a site built by an older referee
+# gets what this one publishes (the legal moves of each decision, the game's log).
+DATA_VERSION = 2
+
 
 @dataclass
 class GameSummary:
@@ -25,10 +30,19 @@ class GameSummary:
     faults: list[dict[str, Any]]  # seat, kind, detail, n (decision) or None
 
     def to_json(self) -> dict[str, Any]:
-        return {"lat": self.latencies, "rounds": self.rounds, "eng": self.engines, "f": self.faults}
+        return {
+            "v": DATA_VERSION,
+            "lat": self.latencies,
+            "rounds": self.rounds,
+            "eng": self.engines,
+            "f": self.faults,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameSummary:
+        """A summary written by a build of this version; `KeyError` for another's."""
+        if data.get("v") != DATA_VERSION:
+            raise KeyError("v")
         return cls(data["lat"], data["rounds"], data["eng"], data["f"])
 
 
@@ -46,6 +60,8 @@ class League:
     summaries: dict[int, GameSummary] = field(default_factory=dict)
     header: Header | None = None  # of one game: the rules and clocks
     stderr: dict[str, list[str]] = field(default_factory=dict)  # bot -> files in stderr/
+    preset: str | None = None  # the rules' preset as the league file named it (None: not kept)
+    built: str = ""  # when this build ran, ISO 8601 in UTC
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:

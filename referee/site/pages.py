@@ -1,23 +1,33 @@
-"""The site's pages: the index (standings, rating chart, head to head, rules and clocks,
-progress), one page per bot (games, faults, latency, points by round) and the replay
-page. Plain HTML with inline SVG charts; the only scripts are `assets/site.js` (sorting
-and filtering tables) and the replay's. Every name and every bot's text is escaped.
+"""The site's pages: the index (when the league ran, its rule set, standings, rating
+charts, head to head, rules and clocks, progress, the latest games, the files), every
+game in a paged list (`games-N.html`), one page per bot (its rating game by game, games,
+faults, latency, points by round) and the replay page. Plain HTML with inline SVG
+charts; the only scripts are `assets/site.js` (sorting and filtering tables, and a hint
+where a table is wider than the window) and the replay's. Every name and every bot's
+text (names, fault evidence) is escaped, and a game's evidence is shown only once the
+game is published (`League.published`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import html
+import json
 import math
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from ..faults import FaultKind
+from ..gamelog import header_rules
 from ..league.ledger import Record
 from ..league.output import COLUMNS, legend
 from ..league.standings import BotStanding
+from ..rules import PRESET_SOURCES, PRESETS, Rules, RulesError, preset
 from ..text import file_stem
 from .model import League, viewer_parts, write_atomic
 
@@ -36,6 +46,9 @@ _SORT_KEYS: dict[str, Any] = {
     "faults": lambda b: b.fault_count,
     "latency ms": lambda b: b.latency_mean,
 }
+STARTUP = FaultKind.STARTUP_FAILURE.value
+GAMES_PER_PAGE = 100
+WITHHELD = "evidence published once every game of this deal is played"
 
 
 def esc(text: object) -> str:
@@ -53,7 +66,30 @@ def replay_link(rec: Record, fragment: str = "") -> str:
     return f"replay.html?game={rec.game_id}" + (f"#{fragment}" if fragment else "")
 
 
-def page(title: str, body: str, nav: str = "") -> str:
+def log_link(rec: Record) -> str:
+    """A published game's log on the site (`build.public_log`)."""
+    return f"logs/{rec.game_id}.jsonl.gz"
+
+
+def games_file(page_index: int) -> str:
+    """Page `page_index` (from 0) of the list of every game."""
+    return f"games-{page_index + 1}.html"
+
+
+def when(iso: str) -> str:
+    """A recorded time (ISO 8601) as the pages show it, in UTC, in a <time> element."""
+    try:
+        moment = dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return esc(iso)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC)
+    shown = moment.strftime("%Y-%m-%d %H:%M:%S") + (" UTC" if moment.tzinfo is not None else "")
+    return f'<time datetime="{esc(moment.isoformat())}">{shown}</time>'
+
+
+def page(title: str, body: str, nav: str = "", updated: str = "") -> str:
+    stamp = f'<footer class="updated">Site updated {when(updated)}.</footer>\n' if updated else ""
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
@@ -62,7 +98,7 @@ def page(title: str, body: str, nav: str = "") -> str:
         '<link rel="stylesheet" href="assets/site.css">\n'
         '<script src="assets/site.js" defer></script>\n</head>\n<body>\n'
         f"<header><nav>{nav}</nav><h1>{esc(title)}</h1></header>\n<main>\n{body}</main>\n"
-        "</body>\n</html>\n"
+        f"{stamp}</body>\n</html>\n"
     )
 
 
@@ -72,10 +108,17 @@ def table(
     rows: Iterable[tuple[dict[str, str], Sequence[tuple[str, object]]]],
 ) -> str:
     """A sortable table: `headers` (text, "num" or "text"); each row's attributes and
-    its cells as (HTML, sort value)."""
+    its cells as (HTML, sort value). On a narrow screen each row is a card of
+    "header: value" lines (`site.css`), the headers staying on top to sort by."""
     head = "".join(
-        f'<th data-type="{kind}" tabindex="0" title="sort by {esc(text)}">{esc(text)}</th>'
+        f'<th data-type="{kind}" tabindex="0" title="sort by {esc(text)}">'
+        f"{esc(text).replace('/', '/<wbr>')}</th>"
         for text, kind in headers
+    )
+    # The card's labels: the headers, by column (our own words, never a bot's).
+    labels = "".join(
+        f"#{ident} td:nth-child({k})::before{{content:{_css_string(text)}}}"
+        for k, (text, _) in enumerate(headers, start=1)
     )
     body = []
     for attrs, cells in rows:
@@ -87,33 +130,118 @@ def table(
         )
         body.append(f"<tr{extra}>{tds}</tr>")
     return (
-        f'<table class="sortable" id="{ident}"><thead><tr>{head}</tr></thead>'
+        f"<style>@media (max-width: 640px) {{ {labels} }}</style>"
+        f'<table class="sortable cards" id="{ident}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>\n"
     )
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def scroll(inner: str) -> str:
+    """A box that scrolls sideways when `inner` is wider than the window, with a hint
+    shown then (`site.js`)."""
+    return (
+        '<p class="scroll-hint hint" hidden>Wider than the window: scroll sideways for the '
+        f'rest →</p><div class="scroll">{inner}</div>'
+    )
+
+
+# ---------------------------------------------------------------- what the lists flag
+
+
+def startup_failures(league: League, rec: Record) -> list[tuple[int, str | None]]:
+    """The seats of `rec` that failed to start, each with its evidence: None until the
+    game is published (a kept bot process may have played the deal's other games)."""
+    public = rec.idx in league.published
+    return [
+        (f["seat"], f["detail"] if public else None) for f in rec.faults if f["kind"] == STARTUP
+    ]
+
+
+def never_started(league: League) -> dict[str, Counter[str]]:
+    """The bots that failed to start in every game they were in, each with the evidence
+    of its published games, counted."""
+    out: dict[str, Counter[str]] = {}
+    for name in league.names:
+        games = [r for r in league.records if name in r.seats]
+        failed = [startup_failures(league, r) for r in games]
+        seat_of = [r.seats.index(name) for r in games]
+        if games and all(any(s == k for s, _ in f) for f, k in zip(failed, seat_of, strict=True)):
+            out[name] = Counter(
+                d for f, k in zip(failed, seat_of, strict=True) for s, d in f if s == k and d
+            )
+    return out
+
+
+def _reasons(reasons: Counter[str]) -> str:
+    if not reasons:
+        return f'<span class="dim">({WITHHELD})</span>'
+    items = "".join(
+        f"<li><code>{esc(detail)}</code>" + (f" ({n} games)" if n > 1 else "") + "</li>"
+        for detail, n in reasons.most_common()
+    )
+    return f'<ul class="reasons">{items}</ul>'
+
+
+def _startup_flag(league: League, rec: Record) -> str:
+    failed = startup_failures(league, rec)
+    if not failed:
+        return ""
+    who = ", ".join(esc(rec.seats[s]) for s, _ in failed)
+    why = "; ".join(f"{rec.seats[s]}: {d if d is not None else WITHHELD}" for s, d in failed)
+    return f'<span class="flag-startup" title="{esc(why)}">⚠ failed to start: {who}</span>'
 
 
 # ---------------------------------------------------------------- index
 
 
-def _standings(league: League) -> str:
+def _standings(league: League, failed: dict[str, Counter[str]]) -> str:
     headers = [(c.header, "text" if c.header == "bot" else "num") for c in COLUMNS]
     rows = []
     for i, b in enumerate(league.standings.bots, start=1):
         cells: list[tuple[str, object]] = []
         for col in COLUMNS:
             if col.header == "bot":
-                cells.append((f'<a href="{esc(bot_file(b.name))}">{esc(b.name)}</a>', b.name))
+                flag = (
+                    ' <span class="flag-startup tag" title="failed to start in every game">'
+                    "never started</span>"
+                    if b.name in failed
+                    else ""
+                )
+                link = f'<a href="{esc(bot_file(b.name))}">{esc(b.name)}</a>{flag}'
+                cells.append((link, b.name))
                 continue
-            text = col.markdown(i, b) if col.header == "faults" else col.terminal(i, b)
+            text = col.terminal(i, b)
             key = _SORT_KEYS.get(col.header)
-            cells.append((esc(text), key(b) if key else (i if col.header == "#" else text)))
+            shown = esc(text)
+            if col.header == "faults" and b.faults:  # by kind, under the count
+                kinds = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(b.faults.items()))
+                shown += f'<span class="kinds">{esc(kinds)}</span>'
+            cells.append((shown, key(b) if key else (i if col.header == "#" else text)))
         rows.append(({"data-bot": b.name}, cells))
     items = "".join(f"<li>{esc(line)}</li>" for line in legend(COLUMNS))
     return (
         "<section><h2>Standings</h2>"
         '<p class="hint">Click a column\'s header to sort by it; click again to reverse.</p>'
-        + f'<div class="scroll">{table("standings", headers, rows)}</div>'
+        + scroll(table("standings", headers, rows))
         + f'<ul class="legend">{items}</ul></section>\n'
+    )
+
+
+def _never_started(failed: dict[str, Counter[str]]) -> str:
+    if not failed:
+        return ""
+    items = "".join(
+        f'<li><a href="{esc(bot_file(name))}">{esc(name)}</a> failed to start in every game it '
+        f"was in: {_reasons(reasons)}</li>"
+        for name, reasons in failed.items()
+    )
+    return (
+        '<section id="never-started" class="warn-box"><h2>Bots that never started</h2>'
+        f"<ul>{items}</ul></section>\n"
     )
 
 
@@ -157,15 +285,130 @@ def rating_chart(bots: Sequence[BotStanding]) -> str:
     )
 
 
+# A line's colour in the rating-over-time chart, by the bot's place.
+LINE_COLORS = (
+    "#4fc3f7",
+    "#f2b632",
+    "#ef6461",
+    "#8bc34a",
+    "#b388ff",
+    "#ff9f43",
+    "#2ec4b6",
+    "#f06ab0",
+)
+
+
+def line_color(place: int) -> str:
+    """The colour of the bot in `place` (from 0); past the palette, hues apart."""
+    if place < len(LINE_COLORS):
+        return LINE_COLORS[place]
+    return f"hsl({place * 137 % 360} 60% 62%)"
+
+
+def rating_steps(b: BotStanding) -> list[tuple[int, float, float]]:
+    """The bot's rating after each of its games, in schedule order, and its change by
+    that game: (game index, rating, change). The standings' own history
+    (`standings.compute`, which rates one game after the other with `advance`)."""
+    before = BotStanding(name=b.name).rating  # where every bot starts
+    out = []
+    for idx, rating, _ in b.history:
+        out.append((idx, rating, rating - before))
+        before = rating
+    return out
+
+
+def history_chart(
+    lines: Sequence[tuple[BotStanding, str]], games: int, ident: str, points: bool
+) -> str:
+    """Each bot's rating (μ − 3σ) after each game, against the game's number in the
+    league: a line per bot in its colour, and with `points` a dot per game, with the
+    game, the rating and its change in a tooltip."""
+    steps = [(b, color, rating_steps(b)) for b, color in lines]
+    values = [r for _, _, s in steps for _, r, _ in s] + [BotStanding(name="").rating]
+    lo, hi = math.floor(min(values)), math.ceil(max(values))
+    if hi - lo < 2:
+        lo, hi = lo - 1, hi + 1
+    left, right, top, bottom, width, height = 44, 12, 12, 30, 700, 250
+    span = max(games, 1)
+
+    def x(game: int) -> float:  # game: 0 before the first, then its number from 1
+        return left + game / span * (width - left - right)
+
+    def y(v: float) -> float:
+        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+
+    parts = []
+    tick = _tick(hi - lo)
+    for v in range(math.ceil(lo / tick) * tick, hi + 1, tick):
+        parts.append(
+            f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - right}" y2="{y(v):.1f}" '
+            f'class="grid"/><text x="{left - 6}" y="{y(v) + 4:.1f}" class="tick end">{v}</text>'
+        )
+    step = _tick(span)
+    for g in range(0, span + 1, step):
+        parts.append(f'<text x="{x(g):.1f}" y="{height - 12}" class="tick">{g}</text>')
+    for b, color, s in steps:
+        path = [(x(0), y(BotStanding(name="").rating))] + [(x(i + 1), y(r)) for i, r, _ in s]
+        drawn = " ".join(f"{px:.1f},{py:.1f}" for px, py in path)
+        dots = ""
+        if points:
+            dots = "".join(
+                f'<circle class="pt" cx="{x(i + 1):.1f}" cy="{y(r):.1f}" r="2.6">'
+                f"<title>game {i + 1}: rating {r:.2f} ({d:+.2f})</title></circle>"
+                for i, r, d in s
+            )
+        parts.append(
+            f'<g class="bot" data-bot="{esc(b.name)}" fill="{color}"><title>{esc(b.name)}</title>'
+            f'<polyline points="{drawn}" fill="none" stroke="{color}" stroke-width="2"/>'
+            f"{dots}</g>"
+        )
+    return (
+        f'<svg class="chart" id="{ident}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="rating after each game">{"".join(parts)}</svg>'
+    )
+
+
+def _tick(span: float) -> int:
+    """A round step for about five to ten ticks over `span`."""
+    for step in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000):
+        if span / step <= 10:
+            return step
+    return int(10 ** len(str(int(span))))
+
+
+def _history(league: League) -> str:
+    bots = league.standings.bots
+    if not league.records:
+        return ""
+    lines = [(b, line_color(k)) for k, b in enumerate(bots)]
+    key = "".join(
+        f'<li><span class="swatch" style="background:{color}"></span>'
+        f'<a href="{esc(bot_file(b.name))}">{esc(b.name)}</a></li>'
+        for b, color in lines
+    )
+    return (
+        '<section><h2>Rating over time</h2><p class="hint">Each bot\'s rating μ − 3σ after '
+        "each game of the league (across: the game's number, in schedule order), as the "
+        "standings compute it; each bot's page has it game by game.</p>"
+        + history_chart(lines, len(league.records), "rating-history", points=False)
+        + f'<ul class="key">{key}</ul></section>\n'
+    )
+
+
 def _short(name: str, n: int) -> str:
     return name if len(name) <= n else name[: n - 1] + "…"
 
 
 def _head_to_head(league: League) -> str:
     names = [b.name for b in league.standings.bots]
-    head = "".join(f'<th title="{esc(n)}">{esc(_short(n, 14))}</th>' for n in names)
+    # A column is headed by the bot's name, or on a narrow screen by its place.
+    head = "".join(
+        f'<th title="{esc(n)}"><span class="long">{esc(_short(n, 14))}</span>'
+        f'<span class="short">{k}</span></th>'
+        for k, n in enumerate(names, start=1)
+    )
     rows = []
-    for a in names:
+    for place, a in enumerate(names, start=1):
         cells = []
         for b in names:
             if a == b:
@@ -181,13 +424,54 @@ def _head_to_head(league: League) -> str:
                 f'<td style="background:hsl({hue:.0f} 45% 24%)" title="{esc(a)} finished ahead '
                 f'of {esc(b)} in {ahead} of {met} games">{ahead}/{met}</td>'
             )
-        rows.append(f'<tr><th title="{esc(a)}">{esc(_short(a, 24))}</th>{"".join(cells)}</tr>')
+        rows.append(
+            f'<tr><th title="{esc(a)}"><span class="short">{place}. </span>'
+            f"{esc(_short(a, 24))}</th>{''.join(cells)}</tr>"
+        )
     return (
         '<section><h2>Head to head</h2><p class="hint">The row\'s bot finished ahead of the '
         "column's in this many of the games they played together.</p>"
-        f'<div class="scroll"><table class="matrix" id="head"><thead><tr><th></th>{head}</tr>'
-        f"</thead><tbody>{''.join(rows)}</tbody></table></div></section>\n"
+        + scroll(
+            f'<table class="matrix" id="head"><thead><tr><th></th>{head}</tr>'
+            f"</thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+        + "</section>\n"
     )
+
+
+def rule_set(rules: Rules, recorded: str | None) -> tuple[str, bool, list[str]]:
+    """The preset the rules are made from, whether it is guessed, and the options that
+    differ from it (`key = value`): the preset the league file named, or for a ledger
+    that did not keep it, the base preset with the fewest options apart from the rules."""
+
+    def apart(name: str) -> list[str] | None:
+        try:
+            base = preset(name, players=rules.players, max_pip=rules.max_pip).to_dict()
+        except RulesError:
+            return None
+        return [f"{k} = {_value(v)}" for k, v in rules.to_dict().items() if base.get(k) != v]
+
+    if recorded is not None and (changed := apart(recorded)) is not None:
+        return recorded, False, changed
+    nearest = min(
+        ((len(d), name, d) for name in PRESETS if (d := apart(name)) is not None),
+        default=(0, "standard", []),
+    )
+    return nearest[1], True, nearest[2]
+
+
+def _rule_set_line(league: League, ident: str) -> str:
+    header = league.header
+    if header is None:
+        return ""
+    rules = header_rules(header)
+    name, guessed, changed = rule_set(rules, league.preset)
+    source = PRESET_SOURCES.get(name.split("+", 1)[0], "")
+    what = f"closest preset <b>{esc(name)}</b>" if guessed else f"preset <b>{esc(name)}</b>"
+    said = f"{what}" + (f" ({esc(source)})" if source else "")
+    table_of = f"double-{rules.max_pip}, {rules.players} players, {rules.hand} tiles each"
+    extra = "; changed from the preset: " + esc(", ".join(changed)) if changed else ""
+    return f'<span id="{ident}">Rule set: {said}; {esc(table_of)}{extra}.</span>'
 
 
 def _rules(league: League) -> str:
@@ -211,6 +495,7 @@ def _rules(league: League) -> str:
     policy = f"fault policy {esc(header.policy)}, at most {header.max_faults} faults"
     return (
         "<section><h2>Rules and clocks</h2>"
+        f"<p>{_rule_set_line(league, 'rules-set')}</p>"
         f"<p>Clocks (ms): {esc(clocks)}; {policy}.</p>{extra}"
         f'<details><summary>Every rules option</summary><table class="rules">{cells}</table>'
         "</details></section>\n"
@@ -236,14 +521,48 @@ def _progress(league: League) -> str:
     published = len(league.published)
     return (
         f'<section id="progress"><h2>Progress</h2><p>{bar} <span id="done">{esc(text)}</span> '
-        f"{published} replays published: a game's replay, its faults' evidence and its "
-        "latencies are published once every game of its deal at its table is played (the "
+        f"{published} replays published: a game's replay, its log, its faults' evidence and "
+        "its latencies are published once every game of its deal at its table is played (the "
         "same deal is played again with the seats rotated).</p></section>\n"
     )
 
 
-def _games_table(league: League, records: Sequence[Record], ident: str, bot: str | None) -> str:
-    headers = [("game", "text"), ("seats", "text"), ("points", "text"), ("decisions", "num")]
+def _facts(league: League) -> str:
+    """When the league ran (its first and last recorded game), its rule set, and when
+    the site was made."""
+    finished = sorted(r.finished for r in league.records)
+    ran = (
+        f'<span id="ran">Games recorded from {when(finished[0])} to {when(finished[-1])}.</span>'
+        if finished
+        else '<span id="ran">No game recorded yet.</span>'
+    )
+    made = f"Site updated {when(league.built)}."
+    return f'<p class="facts" id="facts">{_rule_set_line(league, "rule-set")} {ran} {made}</p>\n'
+
+
+def _game_cell(league: League, rec: Record) -> str:
+    if rec.idx not in league.published:
+        return f'{esc(rec.game_id)} <span class="dim">(replay later)</span>'
+    return (
+        f'<a href="{esc(replay_link(rec))}">{esc(rec.game_id)}</a> '
+        f'<a class="log" href="{esc(log_link(rec))}" download>log</a>'
+    )
+
+
+def _games_table(
+    league: League,
+    records: Sequence[Record],
+    ident: str,
+    bot: BotStanding | None,
+) -> str:
+    headers = [
+        ("game", "text"),
+        ("finished", "text"),
+        ("seats", "text"),
+        ("points", "text"),
+        ("decisions", "num"),
+        ("notes", "text"),
+    ]
     if bot is not None:
         headers = [
             ("game", "text"),
@@ -251,36 +570,43 @@ def _games_table(league: League, records: Sequence[Record], ident: str, bot: str
             ("opponents", "text"),
             ("place", "num"),
             ("points", "num"),
+            ("rating", "num"),
+            ("change", "num"),
             ("faults", "num"),
             ("decisions", "num"),
+            ("notes", "text"),
         ]
+    steps = {idx: (rating, change) for idx, rating, change in rating_steps(bot)} if bot else {}
     rows: list[tuple[dict[str, str], Sequence[tuple[str, object]]]] = []
     for rec in records:
-        link = (
-            f'<a href="{esc(replay_link(rec))}">{esc(rec.game_id)}</a>'
-            if rec.idx in league.published
-            else f'{esc(rec.game_id)} <span class="dim">(replay later)</span>'
-        )
+        link = _game_cell(league, rec)
+        flag = _startup_flag(league, rec)
+        attrs = {"data-startup": "1"} if flag else {}
         if bot is None:
             seats = ", ".join(
-                f'<a href="{esc(bot_file(n))}">{esc(n)}</a> {rec.ranks[s]}.'
+                f'<span class="seat"><a href="{esc(bot_file(n))}">{esc(n)}</a> '
+                f"{rec.ranks[s]}.</span>"
                 for s, n in enumerate(rec.seats)
             )
             points = " / ".join(str(p) for p in rec.scores)
             cells: list[tuple[str, object]] = [
                 (link, rec.idx),
+                (when(rec.finished), rec.finished),
                 (seats, " ".join(rec.seats)),
                 (points, ""),
                 (str(rec.decisions), rec.decisions),
+                (flag, flag),
             ]
-            rows.append(({}, cells))
+            rows.append((attrs, cells))
             continue
-        s = rec.seats.index(bot)
-        others = [n for n in rec.seats if n != bot]
+        name = bot.name
+        s = rec.seats.index(name)
+        others = [n for n in rec.seats if n != name]
         faults = sum(1 for f in rec.faults if f["seat"] == s)
         place = f"{rec.ranks[s]}" + (" (forfeit)" if rec.forfeited[s] else "")
         opponents = ", ".join(f'<a href="{esc(bot_file(n))}">{esc(n)}</a>' for n in others)
-        attrs = {
+        rating, change = steps.get(rec.idx, (math.nan, math.nan))
+        attrs |= {
             "data-opponents": " ".join(others),
             "data-result": "forfeit" if rec.forfeited[s] else str(rec.ranks[s]),
         }
@@ -293,12 +619,69 @@ def _games_table(league: League, records: Sequence[Record], ident: str, bot: str
                     (opponents, " ".join(others)),
                     (esc(place), rec.ranks[s]),
                     (str(rec.scores[s]), rec.scores[s]),
+                    (f"{rating:.2f}", f"{rating:.2f}"),  # sorted by what it says
+                    (f"{change:+.2f}", f"{change:+.2f}"),
                     (str(faults), faults),
                     (str(rec.decisions), rec.decisions),
+                    (flag, flag),
                 ],
             )
         )
     return table(ident, headers, rows)
+
+
+def _pager(current: int, pages: int) -> str:
+    """Links to every page of the list of games, `current` (from 0) marked."""
+    links = []
+    if current > 0:
+        links.append(f'<a href="{games_file(current - 1)}" rel="prev">← previous</a>')
+    for k in range(pages):
+        if k == current:
+            links.append(f'<b aria-current="page">{k + 1}</b>')
+        else:
+            links.append(f'<a href="{games_file(k)}">{k + 1}</a>')
+    if current < pages - 1:
+        links.append(f'<a href="{games_file(current + 1)}" rel="next">next →</a>')
+    return f'<nav class="pager" aria-label="pages of games">{" ".join(links)}</nav>'
+
+
+def game_pages(league: League) -> list[tuple[str, str]]:
+    """Every game, GAMES_PER_PAGE a page in schedule order: (file name, page)."""
+    records = league.records
+    pages = max(1, math.ceil(len(records) / GAMES_PER_PAGE))
+    out = []
+    for k in range(pages):
+        chunk = records[k * GAMES_PER_PAGE : (k + 1) * GAMES_PER_PAGE]
+        first, last = k * GAMES_PER_PAGE + 1, k * GAMES_PER_PAGE + len(chunk)
+        said = f"games {first} to {last} of {len(records)}" if chunk else "no game yet"
+        body = (
+            f'<p class="hint">Every game of the league in schedule order, {said}; a game '
+            'flagged ⚠ had a bot that failed to start. A game\'s log is its "log" link: the '
+            "referee's log of it, but for the seed and bot-seed key (null).</p>"
+            + _pager(k, pages)
+            + scroll(_games_table(league, chunk, "games-list", None))
+            + _pager(k, pages)
+        )
+        nav = f'<a href="index.html">← {esc(league.title)}</a>'
+        title = f"{league.title}: games, page {k + 1} of {pages}"
+        out.append((games_file(k), page(title, body, nav, league.built)))
+    return out
+
+
+def _files(league: League) -> str:
+    pages = max(1, math.ceil(len(league.records) / GAMES_PER_PAGE))
+    return (
+        '<section id="files"><h2>Files</h2><ul>'
+        '<li><a href="standings.csv" download>standings.csv</a>: one row per bot, every '
+        "column of the standings, faults by kind.</li>"
+        '<li><a href="standings.json" download>standings.json</a>: the standings, head to '
+        "head, the sandbox and the clocks.</li>"
+        f'<li>Each game\'s log (spec/LOGS.md): the "log" link of its line in <a href="'
+        f'{games_file(0)}">the list of every game</a> ({pages} page{"s" if pages > 1 else ""}), '
+        "once its replay is published. It is the referee's log but for its seed and bot-seed "
+        "key (which deal the boneyard's order, never published): null.</li>"
+        "</ul></section>\n"
+    )
 
 
 def index(league: League) -> str:
@@ -312,10 +695,17 @@ def index(league: League) -> str:
         if s.clocks.overloaded
         else f'<p id="clocks">{said}</p>'
     )
+    failed = never_started(league)
     latest = list(reversed(league.records[-10:]))
+    every = (
+        f'<p><a href="{games_file(0)}" id="all-games">Every game ({len(league.records)}), '
+        f"{GAMES_PER_PAGE} a page →</a></p>"
+    )
     body = (
-        _progress(league)
-        + _standings(league)
+        _facts(league)
+        + _never_started(failed)
+        + _progress(league)
+        + _standings(league, failed)
         + sandbox
         + clocks
         + '<section><h2>Ratings</h2><p class="hint">Each bot\'s openskill skill μ (dot), '
@@ -323,13 +713,16 @@ def index(league: League) -> str:
         "order.</p>"
         + rating_chart(s.bots)
         + "</section>\n"
+        + _history(league)
         + _head_to_head(league)
         + _rules(league)
         + "<section><h2>Latest games</h2>"
-        + f'<div class="scroll">{_games_table(league, latest, "latest", None)}</div>'
+        + scroll(_games_table(league, latest, "latest", None))
+        + every
         + "</section>\n"
+        + _files(league)
     )
-    return page(league.title, body)
+    return page(league.title, body, updated=league.built)
 
 
 # ---------------------------------------------------------------- a bot's page
@@ -428,8 +821,7 @@ def _faults(league: League, bot: str, records: Sequence[Record]) -> str:
                 if f["seat"] == s:
                     rows.append(
                         f"<tr><td>{esc(rec.game_id)}</td><td></td><td>{esc(f['kind'])}</td>"
-                        '<td class="dim">evidence published once every game of this deal is '
-                        "played</td></tr>"
+                        f'<td class="dim">{WITHHELD}</td></tr>'
                     )
             continue
         for f in summary.faults:
@@ -454,7 +846,8 @@ def _faults(league: League, bot: str, records: Sequence[Record]) -> str:
     )
 
 
-def bot_page(league: League, b: BotStanding, place: int) -> str:
+def bot_page(league: League, b: BotStanding, place: int, failed: dict[str, Counter[str]]) -> str:
+    """Bot `b`'s page; `failed`, the bots that never started (`never_started`)."""
     name = b.name
     records = [r for r in league.records if name in r.seats]
     latencies: list[float] = []
@@ -488,6 +881,24 @@ def bot_page(league: League, b: BotStanding, place: int) -> str:
         f"{b.wins:g} wins · {b.mean_points:.1f} points/game · {b.fault_count} faults · "
         f"{b.forfeits} forfeits</p>"
     )
+    reasons = failed.get(name)
+    if reasons is not None:
+        line += (
+            '<section id="never-started" class="warn-box"><h2>Never started</h2>'
+            f"<p>{esc(name)} failed to start in every one of its {len(records)} games "
+            f"(faults of kind {STARTUP}); what the referee saw:</p>{_reasons(reasons)}</section>\n"
+        )
+    history = ""
+    if records:
+        history = (
+            '<section><h2>Rating over time</h2><p class="hint">The rating μ − 3σ after each '
+            "of its games (a dot each, the change in its tooltip and in the games' table), "
+            "against the game's number in the league, as the standings compute it.</p>"
+            + history_chart(
+                [(b, line_color(place - 1))], len(league.records), "bot-rating", points=True
+            )
+            + "</section>\n"
+        )
     stderr = ""
     files = league.stderr.get(name, [])
     if files:
@@ -495,9 +906,10 @@ def bot_page(league: League, b: BotStanding, place: int) -> str:
         stderr = f"<section><h2>Standard error</h2><ul>{links}</ul></section>\n"
     body = (
         line
+        + history
         + "<section><h2>Games</h2>"
         + filters
-        + f'<div class="scroll">{_games_table(league, records, "games", name)}</div>'
+        + scroll(_games_table(league, records, "games", b))
         + "</section>\n<section><h2>Faults</h2>"
         + _faults(league, name, records)
         + "</section>\n<section><h2>Decision latency</h2>"
@@ -507,8 +919,10 @@ def bot_page(league: League, b: BotStanding, place: int) -> str:
         + "</section>\n"
         + stderr
     )
-    nav = f'<a href="index.html">← {esc(league.title)}</a>'
-    return page(name, body, nav)
+    nav = (
+        f'<a href="index.html">← {esc(league.title)}</a> · <a href="{games_file(0)}">every game</a>'
+    )
+    return page(name, body, nav, league.built)
 
 
 # ---------------------------------------------------------------- the replay page
@@ -520,6 +934,11 @@ def replay_page(league: League) -> str:
     _, body, _ = viewer_parts()
     home = f'<a class="home" href="index.html">← {esc(league.title)}</a>'
     body = body.replace("<header>", f"<header>\n  {home}", 1)
+    # Each bot's page, for the seats' names to link to (`assets/game.js`): data, not a
+    # script (the page runs only the site's own files).
+    pages = json.dumps({n: bot_file(n) for n in league.names}, ensure_ascii=False)
+    pages = pages.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    body += f'<script id="site-bots" type="application/json">{pages}</script>\n'
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
@@ -533,8 +952,17 @@ def replay_page(league: League) -> str:
 
 
 def write_pages(site: Path, league: League) -> None:
-    """The replay page and the bot pages, then the index (which links them)."""
+    """The replay page, the bot pages and the list of games, then the index (which
+    links them); pages of the list beyond its end (from another league) are removed."""
     write_atomic(site / "replay.html", replay_page(league))
+    failed = never_started(league)
     for place, b in enumerate(league.standings.bots, start=1):
-        write_atomic(site / bot_file(b.name), bot_page(league, b, place))
+        write_atomic(site / bot_file(b.name), bot_page(league, b, place, failed))
+    pages = game_pages(league)
+    for name, text in pages:
+        write_atomic(site / name, text)
+    keep = {name for name, _ in pages}
+    for old in site.glob("games-*.html"):
+        if old.name not in keep:
+            old.unlink()
     write_atomic(site / "index.html", index(league))

@@ -42,13 +42,19 @@
     }
     const count = {}, draws = {};
     const W = part.w, moves = [];
-    for (let g = 0; g * W < part.S.length; g++) moves.push(parseInt(part.S.substr(g * W, W), 36));
-    D.S = moves.map((packed, g) => {
-      let v = packed;
+    for (let g = 0; g * W < part.S.length; g++) {
+      let v = parseInt(part.S.substr(g * W, W), 36);
       const seat = v % N; v = (v - seat) / N;
       const act = v % 4; v = (v - act) / 4;
       const train = v % TB, tile = (v - train) / TB;
-      const step = [seat, act, tile - 1, train - 1, -1];
+      moves.push([seat, act, tile - 1, train - 1]);
+    }
+    const options = {};
+    Object.keys(seats).forEach((s) => {
+      options[s] = unpackOptions(seats[s], moves.filter((m) => m[0] === Number(s)));
+    });
+    D.S = moves.map(([seat, act, tile, train], g) => {
+      const step = [seat, act, tile, train, -1];
       const x = Object.assign({}, extras[g] || {});
       const own = seats[seat];
       if (own) {
@@ -60,11 +66,42 @@
           draws[seat] = (draws[seat] || 0) + 1;
         }
         Object.assign(x, own.x[k] || {});
+        if (options[seat][k].length) x.g = options[seat][k];
       }
       if (Object.keys(x).length) step.push(x);
       return step;
     });
     return D;
+  }
+  // A seat part's legal moves (gamedata.py `_pack_options`): for each of the seat's own
+  // decisions, those other than the move made, which is put back in its place in the
+  // engine's order (plays by train, then tile, announced first; then draw, pass, end).
+  function unpackOptions(own, made) {
+    if (own.g === undefined) return made.map(() => []); // data from before legal moves
+    const TB = own.gt, W = own.gw;
+    const key = (o) => (o[0] === 0 ? [0, o[2], o[1], o[3] ? 0 : 1] : [1, o[0], 0, 0]);
+    const before = (a, b) => {
+      const x = key(a), y = key(b);
+      for (let i = 0; i < 4; i++) if (x[i] !== y[i]) return x[i] - y[i];
+      return 0;
+    };
+    return own.g.split(",").map((entry, k) => {
+      if (!entry) return [];
+      const paired = entry[0] === "!";
+      const codes = paired ? entry.slice(1) : entry;
+      const [, act, tile, train] = made[k];
+      const row = act !== 0 ? [[act, -1, -1]] : paired ? [[0, tile, train, 1], [0, tile, train]] : [[0, tile, train]];
+      for (let i = 0; i < codes.length; i += W) {
+        const v = parseInt(codes.substr(i, W), 36);
+        const t = Math.floor(v / TB), tr = v % TB;
+        if (t === 0) row.push([tr, -1, -1]);
+        else {
+          if (paired) row.push([0, t - 1, tr - 1, 1]);
+          row.push([0, t - 1, tr - 1]);
+        }
+      }
+      return row.sort(before);
+    });
   }
 
   if (!/^[A-Za-z0-9._-]+$/.test(game)) {
@@ -87,8 +124,12 @@
       });
     })
     .then(() => {
+      const pages = JSON.parse((document.getElementById("site-bots") || { textContent: "{}" }).textContent);
       window.REPLAY_SITE = {
         game,
+        log: "logs/" + game + ".jsonl.gz",
+        // A bot's page on the site (none for a name the league does not know).
+        botPage: (name) => (Object.prototype.hasOwnProperty.call(pages, name) ? pages[name] : null),
         // Another view: the same page with that view's data, at the same step.
         open(view, place) {
           history.replaceState(history.state, "", "?game=" + encodeURIComponent(game) + "#" + place + "&view=" + view);

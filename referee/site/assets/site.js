@@ -1,6 +1,7 @@
 // The results site's tables: a click on a header (or Enter on it) sorts by that column,
 // numbers as numbers, and a second click reverses; a select with data-filter shows only
-// the rows whose data-ATTRIBUTE holds the chosen value (a space-separated list, or one value).
+// the rows whose data-ATTRIBUTE holds the chosen value (a space-separated list, or one value);
+// a box that scrolls sideways (a table wider than the window) shows the hint above it.
 "use strict";
 (function () {
   function value(row, k, numeric) {
@@ -51,4 +52,13 @@
     box.querySelectorAll("select").forEach((s) => s.addEventListener("change", () => filter(box)));
     filter(box);
   });
+  // A box wider than the window scrolls sideways: its hint (the element before it) says so.
+  function hints() {
+    document.querySelectorAll(".scroll").forEach((box) => {
+      const hint = box.previousElementSibling;
+      if (hint && hint.classList.contains("scroll-hint")) hint.hidden = box.scrollWidth <= box.clientWidth;
+    });
+  }
+  window.addEventListener("resize", hints);
+  hints();
 })();

@@ -17,6 +17,7 @@ moves and a ledger written by hand (tests/test_site_browser.py runs a real leagu
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import html
 import json
@@ -112,8 +113,12 @@ def record(idx: int, unit: int, path: Path, seats: list[str]) -> Record:
     log = read_log(path)
     footer = log.footer
     assert footer is not None
-    # The ledger has NEVER failing to start in each game (its log is a game of random moves).
-    failed = {"seat": seats.index(NEVER), "kind": "startup_failure", "detail": startup_detail(idx)}
+    # The ledger has NEVER failing to start in each game it sits in (its log is a game of
+    # random moves).
+    failed = [
+        {"seat": seats.index(NEVER), "kind": "startup_failure", "detail": startup_detail(idx)}
+        for _ in range(NEVER in seats)
+    ]
     return Record(
         idx=idx,
         game_id=path.name.removesuffix(".jsonl"),
@@ -126,7 +131,7 @@ def record(idx: int, unit: int, path: Path, seats: list[str]) -> Record:
         ranks=footer.ranks,
         forfeited=footer.forfeited,
         faults=[{"seat": f.seat, "kind": f.kind, "detail": f.detail} for f in footer.faults]
-        + [failed],
+        + failed,
         latency_mean=[1.0] * 3,
         latency_max=[2.0] * 3,
         decisions=footer.decisions,
@@ -411,7 +416,15 @@ def test_the_index_says_when_and_what_and_links_the_files(league: Path, tmp_path
     build_site(league, site)
     played = read_league(league, None)
     assert (site / "standings.csv").read_bytes() == csv_text(played.standings).encode()
-    assert (site / "standings.json").read_bytes() == json_text(played.standings).encode()
+    # standings.json as the league writes it, but for the failed starts of games not
+    # published yet (g00004's).
+    published = {r.game_id for r in played.records if r.idx in played.published}
+    shown = dataclasses.replace(
+        played.standings,
+        failed_starts=[f for f in played.standings.failed_starts if f.game_id in published],
+    )
+    assert len(shown.failed_starts) == len(played.standings.failed_starts) - 1
+    assert (site / "standings.json").read_bytes() == json_text(shown).encode()
     index = (site / "index.html").read_text(encoding="utf-8")
     links = {a["href"] for a in Links(index).links}
     assert {"standings.csv", "standings.json", "games-1.html"} <= links
@@ -461,8 +474,16 @@ def test_bots_that_never_started_are_flagged_with_their_evidence(
     assert f"<code>{html.escape(startup_detail(0))}</code>" in section
     assert html.escape(startup_detail(1)) in section and html.escape(startup_detail(2)) in section
     everything = site_text(site)
-    assert startup_detail(0) not in everything  # nowhere unescaped
+    shown = "\n".join(
+        p.read_text(encoding="utf-8") for p in site.rglob("*") if p.suffix in (".html", ".js")
+    )
+    assert startup_detail(0) not in shown  # no page holds it unescaped
     assert html.escape(startup_detail(3)) not in everything  # g00004 is not published
+    # standings.json keeps the text as it came (JSON is its escaping), and only the
+    # failed starts of published games: a reason is fault evidence.
+    data = json.loads((site / "standings.json").read_text(encoding="utf-8"))
+    assert {f["detail"] for f in data["failed_starts"]} == {startup_detail(i) for i in range(3)}
+    assert startup_detail(3) not in everything
     standings = index.split('id="standings"', 1)[1].split("</table>", 1)[0]
     assert standings.count("never started") == 1
     page = (site / bot_file(NEVER)).read_text(encoding="utf-8")

@@ -31,6 +31,7 @@ it publishes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import gzip
 import json
@@ -274,8 +275,14 @@ def public_log(log: GameLog, text: bytes) -> bytes:
 
 
 def _write_standings(site: Path, league: League) -> None:
-    """standings.json and standings.csv, as `referee league` writes them in its folder."""
-    standings = league.standings
+    """standings.json and standings.csv, as `referee league` writes them in its folder,
+    but for the failed starts of games not yet published: their reasons (a bot's last
+    stderr line) are fault evidence, public only with the game."""
+    published = {r.game_id for r in league.records if r.idx in league.published}
+    standings = dataclasses.replace(
+        league.standings,
+        failed_starts=[f for f in league.standings.failed_starts if f.game_id in published],
+    )
     write_atomic(site / "standings.json", json_text(standings))
     write_atomic(site / "standings.csv", csv_text(standings))
 

@@ -73,7 +73,7 @@ def live_site(config: LeagueConfig, site_dir: str | None, report_every: int) -> 
         return None
     from pathlib import Path
 
-    from ..outputs import OutputError, ready_folder
+    from ..logs.outputs import OutputError, ready_folder
     from ..site.live import LiveSite
 
     to = Path(site_dir) if site_dir else config.out / "site"
@@ -122,7 +122,7 @@ def load_league(
 
     from ..league.cluster import ClusterError, check_target
     from ..league.config import ConfigError, load_config
-    from ..outputs import OutputError, ready_folder
+    from ..logs.outputs import OutputError, ready_folder
     from ..text import shown
 
     try:

@@ -23,8 +23,8 @@ from typing import Any
 import click
 import trio
 
-from ..gamelog import read_log
-from ..replay import states
+from ..logs.gamelog import read_log
+from ..logs.replay import states
 from ..stats import InOrder, Sprt, Summary, Unit, Verdict, game_score
 from ..stats.luck import RolloutValue, luck
 from .config import LeagueConfig

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING
 import trio
 from rich.console import Console
 
-from .. import lag
-from ..gamelog import log_suffix
-from ..outputs import WriteError, disk_full, ready_folder
-from ..sandbox import user_line
+from ..bots.sandbox import user_line
+from ..game import lag
+from ..logs.gamelog import log_suffix
+from ..logs.outputs import WriteError, disk_full, ready_folder
 from ..stats import Verdict
 from ..text import shown
 from .apart import Apart, Queue
@@ -77,7 +77,7 @@ async def run_league(
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
-    TCP bots come from `server` (see `referee.server.serve_league`). With a
+    TCP bots come from `server` (see `referee.net.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
     `jobs` is the number of games with a TCP seat played here at once. A match
     is judged by `judge` (a silent one if none is given): it is fed the ledger

@@ -6,6 +6,9 @@ static pages that open from disk or any static host, with no request leaving the
 - `pages`: the index, the bot pages and the replay page, as HTML with SVG charts;
 - `live`: the site refreshed in a worker thread while a league runs;
 - `assets/`: the tables' script and style, and the replay page's data loader.
+
+May import everything below the network: `referee.league`, `referee.logs`,
+`referee.game`, `referee.bots`, `referee.stats`, the engine and `protocol`.
 """
 
 from __future__ import annotations

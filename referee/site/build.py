@@ -46,10 +46,10 @@ from typing import Any
 
 import msgspec
 
-from ..gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
+from ..logs.gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
 from ..text import file_stem
 from .gamedata import mask, public_part, seat_part, seat_view
 from .model import GameSummary, League, viewer_parts, write_atomic

@@ -33,10 +33,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..gamelog import GameLog
-from ..replay_html import page_data
-from ..replay_seat import redact
-from ..replay_text import select
+from ..logs.gamelog import GameLog
+from ..logs.replay_html import page_data
+from ..logs.replay_seat import redact
+from ..logs.replay_text import select
 
 ACTIONS = 4  # play, draw, pass, end: `replay_html._ACTIONS`
 # What a seat's view adds to a move's extras; its legal moves ("g") come apart, packed.

@@ -9,10 +9,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import outputs
-from ..gamelog import Header
 from ..league.ledger import Record
 from ..league.standings import Standings
+from ..logs import outputs
+from ..logs.gamelog import Header
 
 # The version of a game's published files (data, log, summary): a build remakes the
 # files of a game whose summary says another, so that a site built by an older referee

@@ -13,7 +13,7 @@ and steps instantly. The full view's page holds the log itself too, gzipped, for
 its download link.
 
 Made for one seat (`--seat S`), the page is rendered from that seat's own log
-(`referee.replay_seat`) and the data itself is redacted: no seed, other hands
+(`referee.logs.replay_seat`) and the data itself is redacted: no seed, other hands
 are counts, their draws and penalty tiles unknown (-1), their latency, legal
 moves, faults and notices left out, so the file holds nothing that seat was not
 shown (and no log to download). The
@@ -34,10 +34,10 @@ import re
 from importlib import resources
 from typing import Any
 
+from ..rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
 from .gamelog import GameLog, move_of_spec
 from .replay import Step, rules_of
 from .replay_text import Selection, final_state, steps
-from .rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
 
 TEMPLATE = "html/replay.html"
 _ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}

@@ -12,7 +12,8 @@ each importing only those below it (tests/test_layout.py holds the rules):
 
 At the top, beside `cli` (the `referee` command) and `__main__`, only what every
 package may use: `text` (outside text shown escaped, names) and `consoles`. They
-import nothing of the referee.
+import nothing of the referee. `assets/` holds the replay viewer's page, script
+and styles, read by `logs.replay_html` and by the site.
 """
 
 __version__ = "0.1.0"

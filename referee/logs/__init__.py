@@ -4,7 +4,7 @@
 - `replay`: a logged game re-derived with the engine, every recorded fact checked;
 - `replay_seat`: one seat's log, made from a full log and followed without the seed;
 - `replay_text`: a logged game as text or JSON lines;
-- `replay_html`: a logged game as one HTML page (its viewer in `referee/html/`);
+- `replay_html`: a logged game as one HTML page (the viewer in `referee/assets/`);
 - `outputs`: the places a user names for output, made ready or refused.
 
 May import the engine, `protocol`, `referee.bots`, `referee.game` and the shared

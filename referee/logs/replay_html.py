@@ -19,7 +19,7 @@ moves, faults and notices left out, so the file holds nothing that seat was not
 shown (and no log to download). The
 seed of the full view is a string: a 128-bit number does not survive as a
 JavaScript number. The page, the CSS and the script are
-`referee/html/replay.html`; nothing is fetched.
+`referee/assets/replay.html`; nothing is fetched.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .gamelog import GameLog, move_of_spec
 from .replay import Step, rules_of
 from .replay_text import Selection, final_state, steps
 
-TEMPLATE = "html/replay.html"
+TEMPLATE = "assets/replay.html"
 _ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}
 _CTX = {
     Ctx.START: 0,

@@ -284,7 +284,7 @@ def _write_assets(folder: Path) -> None:
     css, _, script = viewer_parts()
     files = {"replay.css": css, "replay.js": script}
     for name in ASSETS:
-        files[name] = resources.files("referee.site").joinpath(f"assets/{name}").read_text("utf-8")
+        files[name] = resources.files("referee").joinpath(f"assets/{name}").read_text("utf-8")
     for name, text in files.items():
         path = folder / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:

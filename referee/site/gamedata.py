@@ -1,6 +1,6 @@
 """A finished game's replay data for the site: one public part and one part per seat.
 
-The replay viewer (`referee/html/replay.html`) takes the data `replay_html.page_data`
+The replay viewer (`referee/assets/replay.html`) takes the data `replay_html.page_data`
 makes: the full view (every hand), or one seat's view, made from that seat's
 redacted log (`replay_seat.redact`, the `replay FULL --seat S` path) so that it holds
 nothing the seat was not shown. Shipping the full view and a view per seat would

@@ -49,7 +49,6 @@ EXCEPTIONS = {
     ("referee.league.run", "referee.site.live"): "type only: the live site the caller hands in",
 }
 CLICK = {"commands"}  # the only packages that import click
-CLICK_EXCEPTIONS = {"referee.league.judge": "the live line of a match (click.echo)"}
 
 
 def package_of(module: str) -> str:
@@ -195,7 +194,7 @@ def against_layering(root: Path, packages: tuple[str, ...]) -> list[str]:
         file = path.relative_to(root).as_posix()
         for target, line in sorted(imports(name, path, is_package, known).items()):
             if target == "click":
-                if here in CLICK or name in CLICK_EXCEPTIONS:
+                if here in CLICK:
                     continue
                 there = "click"
             else:

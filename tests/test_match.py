@@ -21,7 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.league.judge import Lines, match_lines, progress_line
+from referee.commands.match_lines import Lines
+from referee.league.judge import match_lines, progress_line
 from referee.league.schedule import deal_seed
 from referee.logs.gamelog import read_log
 from referee.stats import Sprt, Unit

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
-    from ..league.judge import Judge, Lines
+    from ..league.judge import Judge
     from ..site.live import LiveSite
+    from .match_lines import Lines
 
 
 cluster_option = click.option(
@@ -195,7 +196,8 @@ def resume_command(out: Path) -> str:
 def match_judge(config: LeagueConfig, quiet: bool) -> tuple[Judge | None, Lines]:
     """The judge of a match league (None for other formats) and its live lines, which
     `-q` keeps quiet: `league` and `serve` report a match alike."""
-    from ..league.judge import Judge, Lines
+    from ..league.judge import Judge
+    from .match_lines import Lines
 
     lines = Lines()
     if config.match is None:

@@ -26,12 +26,13 @@ from protocol.messages import TimeControl
 
 from ..bots.faults import Policy
 from ..bots.process import BotSpec
-from ..league.judge import Judge, Lines, final_lines, json_result, test_line
+from ..league.judge import Judge, final_lines, json_result, test_line
 from ..play.runner import unique_names
 from ..rules import Rules
 from ..stats import Sprt, StatsError, Verdict
 from ..text import NAME_MAX, shown
 from .common import fail, run_trio
+from .match_lines import Lines
 from .play_game import clock_problem
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from rich.console import Console
@@ -42,7 +42,7 @@ from ..text import shown
 from .apart import Apart, Queue
 from .config import LeagueConfig
 from .game import play_scheduled
-from .judge import Judge, Lines, final_lines, json_result
+from .judge import Judge, final_lines, json_result
 from .ledger import Ledger, Record
 from .output import print_standings as print_standings  # where the commands look for it
 from .output import print_table, write_files
@@ -428,12 +428,19 @@ async def _keep(
     return True
 
 
+class Ending(Protocol):
+    """The live line of a match (`referee.commands.match_lines.Lines`), ended before
+    the final block."""
+
+    def end(self) -> None: ...
+
+
 def print_outcome(
     console: Console,
     config: LeagueConfig,
     standings: Standings,
     judge: Judge | None,
-    lines: Lines | None = None,
+    lines: Ending | None = None,
 ) -> int:
     """What `league` and `serve` print at the end, and their exit status: a match's
     report (0 only when H1 was accepted: a script or CI job gates on it), else the

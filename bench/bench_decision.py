@@ -5,7 +5,7 @@
 Starts `--players` copies of `bench/fast_bot.py` (legal move 0, parses only the
 request id) under their keepers, handshakes them once, then plays `--games`
 seeded games of `standard` (double-12, 13 rounds) over the same connections with
-`referee.match.Game` and a `LogWriter` (the full log, as `referee play` writes it),
+`referee.game.match.Game` and a `LogWriter` (the full log, as `referee play` writes it),
 timing only `Game.play` and the log: start-up, handshakes and stopping are left
 out. Each repetition prints the referee's CPU (`time.process_time`) and wall time
 per decision; the last line gives min, median and max.
@@ -28,12 +28,12 @@ from pathlib import Path
 import trio
 
 from protocol import messages as m
-from referee import lag
-from referee.gamelog import LogBot, LogWriter, make_header
-from referee.match import Game, Seat
-from referee.process import BotProcess, BotSpec, start_bot
+from referee.bots.process import BotProcess, BotSpec, start_bot
+from referee.bots.session import handshake
+from referee.game import lag
+from referee.game.match import Game, Seat
+from referee.logs.gamelog import LogBot, LogWriter, make_header
 from referee.rules import preset
-from referee.session import handshake
 
 HERE = Path(__file__).resolve().parent
 CLOCK = m.TimeControl(move_ms=5000, bank_ms=60000)

@@ -1,4 +1,4 @@
-"""What the loop-lag monitor (referee/lag.py) costs: CPU per second of a trio loop
+"""What the loop-lag monitor (referee/game/lag.py) costs: CPU per second of a trio loop
 that does nothing else, idle and while a decision is waiting, and the referee's
 CPU per decision in games of fast bots with and without the monitor.
 Run: make bench (or python bench/bench_lag.py).
@@ -16,12 +16,12 @@ from pathlib import Path
 import trio
 from _machine import cpu_model
 
-import referee.runner
+import referee.play.runner
 from protocol.messages import TimeControl
-from referee.lag import LagMonitor
-from referee.process import BotSpec
+from referee.bots.process import BotSpec
+from referee.game.lag import LagMonitor
+from referee.play.runner import run_game
 from referee.rules import preset
-from referee.runner import run_game
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,14 +67,14 @@ async def games(count: int, log_dir: Path) -> tuple[int, float]:
 
 def per_decision_us(count: int, *, monitor: bool) -> tuple[float, int]:
     """The referee's CPU µs per decision over `count` games, with the monitor or not."""
-    real = referee.runner.lag.ensure_running
+    real = referee.play.runner.lag.ensure_running
     if not monitor:
-        referee.runner.lag.ensure_running = lambda: None  # type: ignore[assignment,return-value]
+        referee.play.runner.lag.ensure_running = lambda: None  # type: ignore[assignment,return-value]
     try:
         with tempfile.TemporaryDirectory() as folder:
             decisions, cpu = trio.run(games, count, Path(folder))
     finally:
-        referee.runner.lag.ensure_running = real
+        referee.play.runner.lag.ensure_running = real
     return cpu / decisions * 1e6, decisions
 
 

@@ -3,7 +3,7 @@ login client against the server, on loopback (127.0.0.1) only.
 
     .venv/bin/python bench/bench_login.py [--seconds 6] [--repeats 5] [--connections 8]
 
-The server (`referee.server.BotServer`, one tcp bot) runs in this process; the
+The server (`referee.net.server.BotServer`, one tcp bot) runs in this process; the
 client runs in a process of its own (this script with `--client`), with
 `--connections` connections at once (8, the lobby's share of one address), each
 sending a `login` with a fresh random token, reading the answer to the end, and
@@ -40,10 +40,10 @@ from typing import Any
 import trio
 from _machine import cpu_model
 
+from referee.bots.tokens import new_token
 from referee.league.config import parse_config
-from referee.logins import LoginGuard
-from referee.server import BotServer
-from referee.tokens import new_token
+from referee.net.logins import LoginGuard
+from referee.net.server import BotServer
 
 HOST = "127.0.0.1"  # loopback only, whatever else this machine has
 SERVERS = ("guarded", "no back-off", "no back-off, no delay")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _machine import cpu_model
 
-from referee.gamelog import GZIP_LEVEL
+from referee.logs.gamelog import GZIP_LEVEL
 
 ROOT = Path(__file__).resolve().parents[1]
 

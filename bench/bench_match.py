@@ -3,7 +3,7 @@
 Each repetition plays A then B (A B A B ...):
 
 - A, the referee: one game of four `bench/fast_bot.py` processes through
-  `referee.runner.run_game` (keepers, clocks, the game log). Its steady state runs
+  `referee.play.runner.run_game` (keepers, clocks, the game log). Its steady state runs
   from the end of the handshake (`on_start`) to the end of the last round (a
   `Recorder`): the referee's CPU time (`time.process_time`, this process only) and
   wall time per decision. Start-up (starting the bots and the handshake) and stop
@@ -36,10 +36,10 @@ import trio
 from _machine import cpu_model
 
 from protocol.messages import TimeControl
-from referee.match import Recorder
-from referee.process import BotSpec
+from referee.bots.process import BotSpec
+from referee.game.match import Recorder
+from referee.play.runner import run_game
 from referee.rules import RoundResult, preset
-from referee.runner import run_game
 
 HERE = Path(__file__).resolve().parent
 BOT = (sys.executable, str(HERE / "fast_bot.py"))

@@ -8,7 +8,7 @@ deals of one game each) between copies of `bench/idle_bot.sh`, a shell bot that
 answers `hello` and never a turn: once every game's log exists, all G games are
 at their first turn and stay there. Then it sums the PSS (/proc/PID/smaps_rollup,
 so pages shared between processes count once in all) of the referee and every
-process below it, by kind: the referee, the keepers (`referee/keeper.py`), bwrap,
+process below it, by kind: the referee, the keepers (`referee/bots/keeper.py`), bwrap,
 and the bots (everything else). Ctrl-C ends the league.
 
 The cost of a game is the growth of everything but the bots from the smallest G to
@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from referee.keeper import descendants
+from referee.bots.keeper import descendants
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -64,7 +64,7 @@ def kind(pid: int, referee: int) -> str:
         comm = Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return "bot"
-    if any(arg.endswith(b"referee/keeper.py") for arg in args):
+    if any(arg.endswith(b"referee/bots/keeper.py") for arg in args):
         return "keeper"
     return "bwrap" if comm == "bwrap" else "bot"
 

@@ -16,13 +16,13 @@ import trio
 from _machine import cpu_model
 
 from protocol import messages as m
-from referee.match import Decision, Recorder
-from referee.process import BotSpec, start_bot
+from referee.bots.process import BotSpec, start_bot
+from referee.bots.sandbox import check_bwrap
+from referee.bots.session import goodbye, handshake
+from referee.game.match import Decision, Recorder
+from referee.game.wire import rules_info
+from referee.play.runner import run_game
 from referee.rules import State, preset
-from referee.runner import run_game
-from referee.sandbox import check_bwrap
-from referee.session import goodbye, handshake
-from referee.wire import rules_info
 
 HERE = Path(__file__).resolve().parent
 BOT = (sys.executable, str(HERE / "fast_bot.py"))

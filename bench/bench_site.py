@@ -37,10 +37,10 @@ from pathlib import Path
 from _machine import cpu_model
 
 from protocol.messages import TimeControl
-from referee.faults import Fault, FaultKind
-from referee.gamelog import LogBot, LogWriter, make_header
+from referee.bots.faults import Fault, FaultKind
+from referee.game.match import Decision, GameResult
 from referee.league.ledger import Ledger, Record
-from referee.match import Decision, GameResult
+from referee.logs.gamelog import LogBot, LogWriter, make_header
 from referee.rules import apply, new_game, preset
 from referee.site import build_site
 from referee.stats.players import greedy_player

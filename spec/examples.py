@@ -4,7 +4,7 @@
     python spec/examples.py --check   exit 1 naming each example that is not what
                                       the referee sends now (`make examples` refreshes)
 
-It plays short games with the referee's own machinery (`referee.runner.run_game`
+It plays short games with the referee's own machinery (`referee.play.runner.run_game`
 as `referee play` does, the league's bot pool, the TCP server and `referee
 connect`'s bridge), between real bot processes: the sample bots and
 `spec/example_bot.py`, which breaks the protocol on cue. Each bot runs under
@@ -52,17 +52,17 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 from protocol import ProtocolError, decode_from_bot, decode_to_bot  # noqa: E402
 from protocol import messages as m  # noqa: E402
-from referee.bridge import run_bridge  # noqa: E402
-from referee.faults import Policy  # noqa: E402
-from referee.gamelog import AnyLine  # noqa: E402
+from referee.bots.faults import Policy  # noqa: E402
+from referee.bots.process import BotSpec  # noqa: E402
 from referee.league.config import parse_config  # noqa: E402
 from referee.league.game import play_scheduled  # noqa: E402
 from referee.league.pool import BotPool  # noqa: E402
 from referee.league.schedule import schedule  # noqa: E402
-from referee.process import BotSpec  # noqa: E402
+from referee.logs.gamelog import AnyLine  # noqa: E402
+from referee.net.bridge import run_bridge  # noqa: E402
+from referee.net.server import BotServer  # noqa: E402
+from referee.play.runner import run_game, seat_log_path  # noqa: E402
 from referee.rules import Rules, preset  # noqa: E402
-from referee.runner import run_game, seat_log_path  # noqa: E402
-from referee.server import BotServer  # noqa: E402
 
 DOCUMENTS = ("spec/PROTOCOL.md", "spec/LOGS.md")
 REFRESH = "make examples"  # what the check tells a reader to run

@@ -1,7 +1,7 @@
 """Finding processes a test started, through /proc, so that none is left behind.
 
 Every bot a test starts carries a unique token at the end of its command line, and
-anything it forks carries the token too. The keepers (`referee/keeper.py`, one per
+anything it forks carries the token too. The keepers (`referee/bots/keeper.py`, one per
 referee process, and a fork of it for each bot) do not: `keepers_below` finds them by
 ancestry. A process is counted only while it lives: a zombie (state Z) has ended
 and only waits to be reaped.
@@ -67,7 +67,7 @@ def keepers_below(pid: int) -> list[int]:
                     args = f.read().split(b"\0")
             except OSError:
                 continue
-            if any(arg.endswith(b"referee/keeper.py") for arg in args):
+            if any(arg.endswith(b"referee/bots/keeper.py") for arg in args):
                 found.append(child)
     return found
 

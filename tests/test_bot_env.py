@@ -23,8 +23,8 @@ import pytest
 import trio
 from click.testing import CliRunner
 
-from referee import checkbot
 from referee.cli import main
+from referee.game import checkbot
 from referee.league.config import load_config
 from referee.league.ledger import Ledger
 from tests._procs import assert_none_left, new_token

@@ -21,10 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from protocol import messages as m
-from referee import checkbot
-from referee.checkbot import Check, battery, check_bot
+from referee.bots.process import STDERR_CAP, BotSpec
 from referee.cli import main
-from referee.process import STDERR_CAP, BotSpec
+from referee.game import checkbot
+from referee.game.checkbot import Check, battery, check_bot
 from tests._procs import processes_with
 
 BOTS = Path(__file__).parent / "bots"

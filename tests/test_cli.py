@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
+from referee.game.selfplay import play_random
 from referee.league.config import load_config
 from referee.rules import PRESETS, VARIANTS, preset
-from referee.selfplay import play_random
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

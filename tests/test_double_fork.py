@@ -29,11 +29,11 @@ import pytest
 import trio
 
 from protocol.messages import TimeControl
-from referee import cgroups
+from referee.bots import cgroups
+from referee.bots.process import KEEPER, BotSpec
 from referee.league.ledger import Ledger
-from referee.process import KEEPER, BotSpec
+from referee.play.runner import run_game
 from referee.rules import preset
-from referee.runner import run_game
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
     ENV,

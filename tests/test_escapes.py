@@ -20,8 +20,8 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.gamelog import find_log, read_log
 from referee.league.ledger import Ledger
+from referee.logs.gamelog import find_log, read_log
 from referee.rules import preset
 from referee.text import escaped
 from tests._procs import assert_none_left, new_token

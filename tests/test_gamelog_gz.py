@@ -17,12 +17,12 @@ import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamelog
 from referee.cli import main
-from referee.gamelog import find_log, live_path, log_bytes, log_stem, read_log
-from referee.outputs import new_file
+from referee.logs import gamelog
+from referee.logs.gamelog import find_log, live_path, log_bytes, log_stem, read_log
+from referee.logs.outputs import new_file
+from referee.play.runner import seat_log_path
 from referee.rules import preset
-from referee.runner import seat_log_path
 from tests.test_replay import write_game
 
 RULES = preset("standard", players=3, max_pip=6)

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 import referee
-from referee.sandbox import BOT_UID_BASE, BOT_UIDS, check_bwrap
+from referee.bots.sandbox import BOT_UID_BASE, BOT_UIDS, check_bwrap
 
 ROOT = Path(__file__).parents[1]
 BOTS = Path(__file__).parent / "bots"

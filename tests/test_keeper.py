@@ -17,8 +17,8 @@ from pathlib import Path
 import trio
 
 from protocol import messages as m
-from referee.process import KEEPER, BotSpec, start_bot
-from referee.session import goodbye, handshake
+from referee.bots.process import KEEPER, BotSpec, start_bot
+from referee.bots.session import goodbye, handshake
 from tests._procs import assert_none_left, new_token
 
 IDLE_BOT = Path(__file__).resolve().parents[1] / "bench" / "idle_bot.sh"

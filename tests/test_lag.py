@@ -1,4 +1,4 @@
-"""referee.lag (the loop-lag monitor) and the game clocks that use it, on trio's fake clock.
+"""referee.game.lag (the loop-lag monitor) and the game clocks that use it, on trio's fake clock.
 
 A jump of the fake clock from inside a task is a stall: time passes and no other
 task of the loop runs, as when the referee is stopped or busy. The games here
@@ -16,11 +16,11 @@ import trio
 import trio.testing
 
 from protocol import messages as m
-from referee import lag
-from referee.connection import Connection
-from referee.gamelog import LogBot, LogWriter, make_header, read_log
-from referee.lag import LagMonitor
-from referee.match import Decision, Fanout, Game, GameResult, Recorder, Seat
+from referee.bots.connection import Connection
+from referee.game import lag
+from referee.game.lag import LagMonitor
+from referee.game.match import Decision, Fanout, Game, GameResult, Recorder, Seat
+from referee.logs.gamelog import LogBot, LogWriter, make_header, read_log
 from referee.rules import State, legal_moves, preset
 
 

@@ -1,4 +1,5 @@
-"""The modules of `referee` and `protocol` import each other without a circle.
+"""The modules of `referee` and `protocol` import each other without a circle, and
+each package imports only the packages the layering allows it (`ALLOWED`).
 
 The import graph is read from the source with `ast`, not from a running
 interpreter, so an import inside a function (the usual way a circle is hidden)
@@ -8,6 +9,11 @@ An edge goes to the module named, or for `from PACKAGE import name` to the
 submodule `PACKAGE.name` when there is one; that importing `a.b.c` first runs
 `a/__init__.py` and `a/b/__init__.py` is not an edge (every module would be in a
 circle with its package), but importing a package by name is.
+
+The layering is data: `ALLOWED` says which packages each package may import, and
+`CLICK` which may import click. A module at the top of `referee` belongs to
+"referee" (`text`, `consoles`, the version), or with `cli` and `__main__` to the
+command line.
 """
 
 from __future__ import annotations
@@ -21,6 +27,40 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("referee", "protocol")
 
 Graph = dict[str, dict[str, int]]  # module -> {imported module: line of the first import}
+
+# Package -> the packages it may import besides itself, bottom to top.
+BELOW_LEAGUE = {"protocol", "rules", "referee", "bots", "game", "logs", "play", "stats"}
+ALLOWED: dict[str, set[str]] = {
+    "protocol": set(),  # the wire contract: nothing of the referee
+    "rules": set(),  # the engine: nothing of the referee
+    "referee": set(),  # text, consoles, the version: what every package may use
+    "stats": {"rules"},
+    "bots": {"protocol", "referee"},  # nothing of games
+    "game": {"protocol", "rules", "referee", "bots"},  # nothing of logs or leagues
+    "logs": {"protocol", "rules", "referee", "bots", "game"},
+    "play": {"protocol", "rules", "referee", "bots", "game", "logs"},
+    "league": BELOW_LEAGUE,
+    "site": BELOW_LEAGUE | {"league"},
+    "net": BELOW_LEAGUE | {"league", "site"},
+    "commands": BELOW_LEAGUE | {"league", "site", "net"},
+}
+# Imports the layering allows by name, and why.
+EXCEPTIONS = {
+    ("referee.league.run", "referee.site.live"): "type only: the live site the caller hands in",
+}
+CLICK = {"commands"}  # the only packages that import click
+
+
+def package_of(module: str) -> str:
+    """The package of the layering a module belongs to."""
+    parts = module.split(".")
+    if parts[0] == "protocol":
+        return "protocol"
+    if len(parts) == 1 or parts[1] in ("text", "consoles"):
+        return "referee"
+    if parts[1] in ("cli", "__main__"):
+        return "commands"
+    return parts[1]
 
 
 def modules(root: Path, packages: tuple[str, ...]) -> dict[str, tuple[Path, bool]]:
@@ -144,13 +184,63 @@ def test_referee_and_protocol_import_without_a_circle() -> None:
     assert not found, "modules that import each other:\n" + "\n".join(found)
 
 
+def against_layering(root: Path, packages: tuple[str, ...]) -> list[str]:
+    """Every import the layering does not allow, as `FILE line N imports M: x may not import y`."""
+    found = modules(root, packages)
+    known = set(found) | {"click"}
+    wrong = []
+    for name, (path, is_package) in sorted(found.items()):
+        here = package_of(name)
+        file = path.relative_to(root).as_posix()
+        for target, line in sorted(imports(name, path, is_package, known).items()):
+            if target == "click":
+                if here in CLICK:
+                    continue
+                there = "click"
+            else:
+                there = package_of(target)
+                if there == here or there in ALLOWED[here] or (name, target) in EXCEPTIONS:
+                    continue
+            wrong.append(f"{file} line {line} imports {target}: {here} may not import {there}")
+    return wrong
+
+
+def test_every_package_imports_only_what_the_layering_allows() -> None:
+    assert set(ALLOWED) == {package_of(name) for name in modules(ROOT, PACKAGES)}
+    wrong = against_layering(ROOT, PACKAGES)
+    assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
+
+
+def test_every_package_says_what_it_may_import() -> None:
+    for package in ALLOWED.keys() - {"referee", "protocol"}:
+        init = ROOT / "referee" / package / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "import" in doc.lower(), (
+            f"{init.relative_to(ROOT)}: its docstring says not what it may import"
+        )
+
+
+def test_the_layering_names_an_import_against_it(tmp_path: Path) -> None:
+    bots, game = tmp_path / "referee" / "bots", tmp_path / "referee" / "game"
+    for folder in (bots, game):
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+    (tmp_path / "referee" / "__init__.py").write_text("")
+    (game / "match.py").write_text("from ..bots import process\n")
+    (bots / "process.py").write_text("import click\n\n\ndef f():\n    from ..game import match\n")
+    assert against_layering(tmp_path, ("referee",)) == [
+        "referee/bots/process.py line 1 imports click: bots may not import click",
+        "referee/bots/process.py line 5 imports referee.game.match: bots may not import game",
+    ]
+
+
 def test_the_graph_holds_imports_at_any_depth() -> None:
     graph = import_graph(ROOT, PACKAGES)
     assert "referee.commands.league" in graph["referee.cli"]  # top of the module
     assert "referee.league.run" in graph["referee.commands.league"]  # inside the command
-    assert "referee.league.cluster" in graph["referee.server"]  # under TYPE_CHECKING
+    assert "referee.league.cluster" in graph["referee.net.server"]  # under TYPE_CHECKING
     assert "protocol.messages" in graph["referee.league.pool"]  # from protocol import messages
-    assert "referee.rules" in graph["referee.match"]  # a package imported by name
+    assert "referee.rules" in graph["referee.game.match"]  # a package imported by name
 
 
 def test_a_circle_hidden_in_a_function_is_found_and_shown(tmp_path: Path) -> None:

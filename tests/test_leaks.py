@@ -1,6 +1,6 @@
 """The leak checker: no seat is ever told a tile it may not know.
 
-Whole games run in-process: `referee.match.Game` drives fake bots over trio memory
+Whole games run in-process: `referee.game.match.Game` drives fake bots over trio memory
 streams, and every connection keeps a transcript of every byte queued for its
 seat, each stamped with the omniscient game state at that moment (the engine's
 `new_game` and `apply`, as `Game` calls them, are wrapped to follow it). Each
@@ -33,12 +33,14 @@ import trio.testing
 from click.testing import CliRunner
 
 from protocol import messages as m
-from referee import match, runner, wire
+from referee.bots.connection import Connection
+from referee.bots.faults import Policy
+from referee.bots.session import goodbye
 from referee.cli import main
-from referee.connection import Connection
-from referee.faults import Policy
-from referee.gamelog import Header, LogError, LogWriter, make_header, read_log
-from referee.match import Fanout, Game, GameResult, Recorder, Seat
+from referee.game import match, wire
+from referee.game.match import Fanout, Game, GameResult, Recorder, Seat
+from referee.logs.gamelog import Header, LogError, LogWriter, make_header, read_log
+from referee.play import runner
 from referee.rules import (
     MEXICAN,
     Ctx,
@@ -50,7 +52,6 @@ from referee.rules import (
     new_game,
     preset,
 )
-from referee.session import goodbye
 from tests._procs import assert_none_left, new_token
 
 TIME = m.TimeControl(startup_ms=2000, move_ms=2000, bank_ms=10000, grace_ms=50)

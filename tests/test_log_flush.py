@@ -14,8 +14,8 @@ import random
 from pathlib import Path
 
 from protocol.messages import TimeControl
-from referee.gamelog import FLUSH_S, LogBot, LogWriter, make_header, read_log
-from referee.match import Decision, GameResult
+from referee.game.match import Decision, GameResult
+from referee.logs.gamelog import FLUSH_S, LogBot, LogWriter, make_header, read_log
 from referee.rules import apply, legal_moves, new_game, preset
 
 

@@ -21,9 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.gamelog import read_log
-from referee.league.judge import Lines, match_lines, progress_line
+from referee.commands.match_lines import Lines
+from referee.league.judge import match_lines, progress_line
 from referee.league.schedule import deal_seed
+from referee.logs.gamelog import read_log
 from referee.stats import Sprt, Unit
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import secrets_of

@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee.cgroups import SWITCH as REFEREE_CGROUP
+from referee.bots.cgroups import SWITCH as REFEREE_CGROUP
 from referee.cli import main
-from referee.gamelog import read_log
-from referee.replay import verify
+from referee.logs.gamelog import read_log
+from referee.logs.replay import verify
 from tests._procs import (
     alive,
     assert_none_left,

@@ -1,6 +1,6 @@
 """`referee play` with real bot processes: the sample bots, and every misbehaving bot.
 
-Games run in-process through `referee.runner.run_game` where the test needs the
+Games run in-process through `referee.play.runner.run_game` where the test needs the
 report, the log or the referee's own memory, and through the command line
 elsewhere. Clocks are small (300 ms a move, a 300 ms bank, 3 s to start) and the
 set is double-6, so a whole game takes well under a second of play. Every test
@@ -26,14 +26,14 @@ import trio
 from click.testing import CliRunner, Result
 
 from protocol import messages as m
-from referee import runner
+from referee.bots.faults import Policy
+from referee.bots.process import STDERR_CAP, BotSpec, Limits
 from referee.cli import main
-from referee.faults import Policy
-from referee.gamelog import GameLog, log_bytes, move_of_spec, read_log
-from referee.process import STDERR_CAP, BotSpec, Limits
-from referee.replay import states, verify
+from referee.logs.gamelog import GameLog, log_bytes, move_of_spec, read_log
+from referee.logs.replay import states, verify
+from referee.play import runner
+from referee.play.runner import GameReport, run_game
 from referee.rules import Rules, legal_moves, preset
-from referee.runner import GameReport, run_game
 from referee.text import NAME_MAX, name_problem
 from tests._procs import assert_none_left, new_token
 

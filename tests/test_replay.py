@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from protocol.messages import TimeControl
+from referee.bots.faults import Fault, FaultKind, Notice, NoticeKind
 from referee.cli import main
-from referee.faults import Fault, FaultKind, Notice, NoticeKind
-from referee.gamelog import LogBot, LogWriter, make_header, read_log
-from referee.match import Decision, Fanout, GameResult, Recorder
-from referee.replay_text import Selection, show, steps
+from referee.game.match import Decision, Fanout, GameResult, Recorder
+from referee.logs.gamelog import LogBot, LogWriter, make_header, read_log
+from referee.logs.replay_text import Selection, show, steps
 from referee.rules import Rules, Tile, apply, legal_moves, new_game, preset
 
 TILE = re.compile(r"\[(\d+)\|(\d+)\]")
@@ -457,7 +457,7 @@ def tiles_in(text: str) -> set[Tile]:
 
 def show_blocks(log: object, selection: Selection) -> dict[int, str]:
     """The --show text of each decision (table and move line), round headers and ends apart."""
-    from referee.gamelog import GameLog
+    from referee.logs.gamelog import GameLog
 
     assert isinstance(log, GameLog)
     blocks: dict[int, str] = {}

@@ -41,8 +41,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.gamelog import GameLog, log_bytes, read_log
-from referee.replay_text import steps
+from referee.logs.gamelog import GameLog, log_bytes, read_log
+from referee.logs.replay_text import steps
 from referee.rules import State, Tile, legal_moves, preset, view
 from tests.test_replay import seat_log_of, write_game
 

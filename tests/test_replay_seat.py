@@ -26,10 +26,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.gamelog import GameLog, read_log
-from referee.replay import Step, states
-from referee.replay_seat import follow, redact
-from referee.replay_text import Selection
+from referee.logs.gamelog import GameLog, read_log
+from referee.logs.replay import Step, states
+from referee.logs.replay_seat import follow, redact
+from referee.logs.replay_text import Selection
 from referee.rules import Rules, State, Tile, full_set, preset, tile, view
 from tests._procs import assert_none_left, new_token
 from tests.test_replay import (

@@ -27,10 +27,10 @@ from pathlib import Path
 import pytest
 
 from protocol import messages as m
-from referee.faults import Policy
-from referee.process import BotSpec
+from referee.bots.faults import Policy
+from referee.bots.process import BotSpec
+from referee.play.runner import run_game, seat_log_path
 from referee.rules import preset
-from referee.runner import run_game, seat_log_path
 
 from .test_spec_examples import examples  # spec/examples.py, loaded once
 

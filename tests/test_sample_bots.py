@@ -19,9 +19,9 @@ import pytest
 
 from protocol.bot import Game
 from protocol.messages import GameStart, TimeControl
-from referee import wire
-from referee.checkbot import battery, check_bot
-from referee.process import BotSpec
+from referee.bots.process import BotSpec
+from referee.game import wire
+from referee.game.checkbot import battery, check_bot
 from referee.rules import State, apply, legal_moves, new_game, preset
 
 BOTS = Path(__file__).parents[1] / "sample_bots"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import TimeControl
-from referee.process import BotSpec
+from referee.bots.process import BotSpec
+from referee.bots.sandbox import check_bwrap
+from referee.play.runner import run_game
 from referee.rules import preset
-from referee.runner import run_game
-from referee.sandbox import check_bwrap
 from tests._procs import assert_none_left, new_token
 
 BOTS = Path(__file__).parent / "bots"

@@ -22,12 +22,12 @@ import pytest
 from click.testing import CliRunner
 
 from protocol.messages import TimeControl
-from referee import sandbox
+from referee.bots import sandbox
+from referee.bots.faults import FaultKind
+from referee.bots.process import BotSpec
 from referee.cli import main
-from referee.faults import FaultKind
-from referee.process import BotSpec
+from referee.play.runner import run_game
 from referee.rules import preset
-from referee.runner import run_game
 from tests._procs import assert_none_left, new_token
 
 PY = sys.executable
@@ -280,7 +280,7 @@ def test_the_scratch_folders_of_a_killed_referee_go_with_the_next_one() -> None:
     # its bots' scratch folders; the next referee of the same user does.
     code = (
         "import os, signal\n"
-        "from referee.sandbox import new_scratch\n"
+        "from referee.bots.sandbox import new_scratch\n"
         "print(new_scratch('bot').parent, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
@@ -288,7 +288,11 @@ def test_the_scratch_folders_of_a_killed_referee_go_with_the_next_one() -> None:
     left = Path(killed.stdout.strip())
     assert killed.returncode == -9 and left.is_dir() and any(left.iterdir())
     fresh = subprocess.run(
-        [PY, "-c", "from referee.sandbox import new_scratch; print(new_scratch('bot').parent)"],
+        [
+            PY,
+            "-c",
+            "from referee.bots.sandbox import new_scratch; print(new_scratch('bot').parent)",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -31,11 +31,11 @@ import trio
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.gamelog import log_bytes, read_log
 from referee.league.ledger import Ledger, Record
 from referee.league.output import csv_text, json_text
 from referee.league.standings import compute
-from referee.replay import states
+from referee.logs.gamelog import log_bytes, read_log
+from referee.logs.replay import states
 from referee.rules import legal_moves, preset
 from referee.site import build_site, pages
 from referee.site.build import game_files, public_log, read_league, summarise

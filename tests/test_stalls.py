@@ -23,11 +23,11 @@ import pytest
 import trio
 from rich.console import Console
 
-from referee.gamelog import read_log
 from referee.league.config import load_config
 from referee.league.ledger import Ledger
 from referee.league.run import run_league
-from referee.replay_text import select, show
+from referee.logs.gamelog import read_log
+from referee.logs.replay_text import select, show
 from tests._procs import assert_none_left, new_token
 
 PY = sys.executable

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.bots.process import parse_bot
 from referee.cli import main
-from referee.process import parse_bot
 from referee.text import (
     ESCAPED_RANGES,
     NAME_MAX,

@@ -1,4 +1,4 @@
-"""`referee.wire.view_info` shows a seat exactly what `referee.rules.view` does.
+"""`referee.game.wire.view_info` shows a seat exactly what `referee.rules.view` does.
 
 `view_info` builds a turn request's view in one pass from the state (it is on the
 referee's hot path), so it repeats the hiding rules of `view`, the engine's one
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from protocol import encode
 from protocol import messages as m
-from referee import wire
+from referee.game import wire
 from referee.rules import apply, legal_moves, new_game, preset, view
 from referee.rules.state import State
 

@@ -48,10 +48,10 @@ def check_bot_cmd(
 
     from protocol.messages import TimeControl
 
-    from ..checkbot import battery, check_bot, stderr_file
-    from ..play import time_control
-    from ..process import BotSpec
+    from ..bots.process import BotSpec
+    from ..game.checkbot import battery, check_bot, stderr_file
     from ..text import NAME_RULE, name_problem, quoted, shown
+    from .play_game import time_control
 
     for rules_name in rules_names:
         try:
@@ -70,7 +70,7 @@ def check_bot_cmd(
     if spec.sandbox != "none":
         import os
 
-        from ..sandbox import SandboxError, check_bwrap, check_visible
+        from ..bots.sandbox import SandboxError, check_bwrap, check_visible
 
         problem = check_bwrap()
         if spec.sandbox == "auto":

@@ -1,8 +1,8 @@
 """What every command shares: one-line errors (`fail`), `run_trio`, the --sandbox,
 --env and --set options and their parsing, and the console that output goes to.
 
-Imports nothing of the commands, so that a command's helper modules (`referee.play`)
-may import it.
+Imports nothing of the other commands, so that a command's helper modules
+(`play_game`, `sprt_match`) may import it.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ env_option = click.option(
 
 def parse_env(pairs: tuple[str, ...]) -> dict[str, str]:
     """`NAME=VALUE` strings from `--env` into a dict; a malformed one is a usage error."""
-    from ..process import env_name
+    from ..bots.process import env_name
 
     out: dict[str, str] = {}
     for pair in pairs:

@@ -36,10 +36,10 @@ def connect_cmd(
     import logging
     from pathlib import Path
 
-    from ..bridge import run_bridge
-    from ..process import BotSpec, findable
+    from ..bots.process import BotSpec, findable
+    from ..bots.tokens import token_problem
+    from ..net.bridge import run_bridge
     from ..text import NAME_RULE, ShownFormatter, name_problem, quoted, shown
-    from ..tokens import token_problem
 
     if (problem := name_problem(name)) is not None:
         fail(f"--name {quoted(name)} {problem}; {NAME_RULE}")

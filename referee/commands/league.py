@@ -77,7 +77,7 @@ def league_cmd(
     from ..league.ledger import LedgerError
     from ..league.run import LeagueStopped, print_outcome, run_league
     from ..league.starts import CannotPlay
-    from ..outputs import OutputError
+    from ..logs.outputs import OutputError
     from ..site import SiteError
 
     config = load_league(config_file, out, sandbox, cluster, keep_going)

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
-    from ..league.judge import Judge, Lines
+    from ..league.judge import Judge
     from ..site.live import LiveSite
+    from .match_lines import Lines
 
 
 cluster_option = click.option(
@@ -73,7 +74,7 @@ def live_site(config: LeagueConfig, site_dir: str | None, report_every: int) -> 
         return None
     from pathlib import Path
 
-    from ..outputs import OutputError, ready_folder
+    from ..logs.outputs import OutputError, ready_folder
     from ..site.live import LiveSite
 
     to = Path(site_dir) if site_dir else config.out / "site"
@@ -122,7 +123,7 @@ def load_league(
 
     from ..league.cluster import ClusterError, check_target
     from ..league.config import ConfigError, load_config
-    from ..outputs import OutputError, ready_folder
+    from ..logs.outputs import OutputError, ready_folder
     from ..text import shown
 
     try:
@@ -195,7 +196,8 @@ def resume_command(out: Path) -> str:
 def match_judge(config: LeagueConfig, quiet: bool) -> tuple[Judge | None, Lines]:
     """The judge of a match league (None for other formats) and its live lines, which
     `-q` keeps quiet: `league` and `serve` report a match alike."""
-    from ..league.judge import Judge, Lines
+    from ..league.judge import Judge
+    from .match_lines import Lines
 
     lines = Lines()
     if config.match is None:

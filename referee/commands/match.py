@@ -1,4 +1,4 @@
-"""`referee match NEW BASE`: its options; the match itself is `referee.sprt_match.run_match`."""
+"""`referee match NEW BASE`: its options; the match itself is `sprt_match.run_match`."""
 
 from __future__ import annotations
 
@@ -124,12 +124,12 @@ def match_cmd(
 
     from protocol.messages import TimeControl
 
-    from ..faults import Policy
-    from ..play import bot_specs, time_control
-    from ..process import Limits
+    from ..bots.faults import Policy
+    from ..bots.process import Limits
     from ..rules import RulesError, preset
-    from ..sprt_match import MatchSetup, pairing, parse_clock, parse_sprt, run_match
     from ..stats import StatsError
+    from .play_game import bot_specs, time_control
+    from .sprt_match import MatchSetup, pairing, parse_clock, parse_sprt, run_match
 
     try:
         sprt, sprt_defaults = parse_sprt(sprt_text)

@@ -1,4 +1,4 @@
-"""`referee play`: its options; the game itself is `referee.play.play_from_cli`."""
+"""`referee play`: its options; the game itself is `referee.commands.play_game.play_from_cli`."""
 
 from __future__ import annotations
 
@@ -204,8 +204,8 @@ def play_cmd(
     Each BOT is a command line (split like a shell would, no shell is run),
     optionally prefixed NAME=. The table has as many seats as bots.
     """
-    from ..play import play_from_cli
-    from ..process import Limits
+    from ..bots.process import Limits
+    from .play_game import play_from_cli
 
     play_from_cli(
         bots=bots,

@@ -44,9 +44,9 @@ def replay_cmd(
     import json
     from pathlib import Path
 
-    from ..gamelog import LogError, log_bytes, read_log
-    from ..replay import verify
-    from ..replay_seat import check, redact
+    from ..logs.gamelog import LogError, log_bytes, read_log
+    from ..logs.replay import verify
+    from ..logs.replay_seat import check, redact
     from ..text import shown
 
     def number(option: str, text: str | None) -> int | None:
@@ -69,7 +69,7 @@ def replay_cmd(
     if picked and not outputs:
         show = True
     if html_file is not None:
-        from ..outputs import OutputError, ready_file
+        from ..logs.outputs import OutputError, ready_file
 
         try:
             ready_file(Path(html_file), "--html")  # before the work of verifying and rendering
@@ -89,8 +89,8 @@ def replay_cmd(
         if seat is not None and seat != own:
             fail(f"--seat {seat}: {log_file} was written for seat {own} and holds only what it saw")
         seat = own
-    from ..replay_text import SelectionError, records, select
-    from ..replay_text import show as show_text
+    from ..logs.replay_text import SelectionError, records, select
+    from ..logs.replay_text import show as show_text
 
     try:
         selection = select(log, seat, round_number, move)
@@ -124,7 +124,7 @@ def replay_cmd(
         for record in records(log, selection):
             click.echo(json.dumps(record, separators=(",", ":")))
     elif html_file is not None:
-        from ..replay_html import render
+        from ..logs.replay_html import render
 
         page = render(log, selection, source)
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .. import selfplay as selfplay_mod
+from ..game import selfplay as selfplay_mod
 from ..rules import RulesError, preset
 from .common import fail, parse_sets
 
@@ -16,7 +16,7 @@ from .common import fail, parse_sets
 @click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
 def selfplay_cmd(rules_name: str, sets: tuple[str, ...], players: int | None, seed: int) -> None:
     """Play one game between in-process random players and print the scores by round."""
-    from ..match import seed_problem
+    from ..game.match import seed_problem
 
     if (problem := seed_problem(seed)) is not None:
         fail(f"--seed {problem}")

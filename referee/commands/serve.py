@@ -70,8 +70,8 @@ def serve_cmd(
     from ..league.ledger import LedgerError
     from ..league.run import LeagueStopped, print_outcome
     from ..league.starts import CannotPlay
-    from ..outputs import OutputError
-    from ..server import serve_league
+    from ..logs.outputs import OutputError
+    from ..net.server import serve_league
     from ..site import SiteError
     from ..text import ShownFormatter
 

@@ -28,7 +28,7 @@ def site_cmd(out_dir: str, to_dir: str | None, title: str | None, with_stderr: b
     every game's replay; it opens from disk (index.html) or any static host."""
     from pathlib import Path
 
-    from ..outputs import OutputError, WriteError, ready_folder
+    from ..logs.outputs import OutputError, WriteError, ready_folder
     from ..site import SiteError, build_site
 
     to = Path(to_dir) if to_dir is not None else None

@@ -25,12 +25,12 @@ from msgspec import UNSET, UnsetType
 
 from protocol.messages import TimeControl
 
-from ..faults import Policy
-from ..process import BotSpec, Limits, env_name, findable, missing_script
+from ..bots.faults import Policy
+from ..bots.process import BotSpec, Limits, env_name, findable, missing_script
+from ..bots.sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
+from ..bots.tokens import token_problem
 from ..rules import Rules, RulesError, preset
-from ..sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
 from ..text import NAME_RULE, escaped, name_problem, quoted, shown
-from ..tokens import token_problem
 from .schema import BotTable, LeagueFile, MatchTable, ServerLimits, explain
 from .standings import LAG_WARNING
 from .starts import START_FAILURES
@@ -458,7 +458,7 @@ def _tcp_bot(
     raw: BotTable, given: set[str], key: str, base: Path, tokens: bool, path: Path
 ) -> BotEntry:
     """A `transport = "tcp"` bot (`given`: the keys of its table): no command, exactly
-    one source for its token, and a token of at least 128 bits (`referee.tokens`).
+    one source for its token, and a token of at least 128 bits (`referee.bots.tokens`).
 
     Error messages name the key, never the token; a weak token's names the league
     file `path`, the bot and where the token came from."""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import trio
 
-from ..faults import Fault, FaultKind
-from ..gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
-from ..match import Decision, Fanout, Game, Recorder, Seat
+from ..bots.faults import Fault, FaultKind
+from ..game.match import Decision, Fanout, Game, Recorder, Seat
+from ..logs.gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
 from ..rules import State
 from .config import LeagueConfig
 from .ledger import Record
@@ -150,6 +150,6 @@ async def play_scheduled(
 
 def writer_finished() -> str:
     """The time a game was recorded."""
-    from ..gamelog import now_iso
+    from ..logs.gamelog import now_iso
 
     return now_iso()

@@ -14,17 +14,14 @@ same lines (`progress_line`, `final_lines`, `json_result`).
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import click
 import trio
 
-from ..gamelog import read_log
-from ..replay import states
+from ..logs.gamelog import read_log
+from ..logs.replay import states
 from ..stats import InOrder, Sprt, Summary, Unit, Verdict, game_score
 from ..stats.luck import RolloutValue, luck
 from .config import LeagueConfig
@@ -121,34 +118,6 @@ class Judge:
             return True
         value = await trio.to_thread.run_sync(self._luck, record) if self.luck else 0.0
         return self._put(record, value)
-
-
-class Lines:
-    """The live report: one line per counted unit, rewritten in place on a terminal wide
-    enough for it, else printed in full (`to_err`: on stderr, never in place, as with
-    --json)."""
-
-    def __init__(self, to_err: bool = False) -> None:
-        self.to_err = to_err
-        self.live = not to_err and sys.stdout.isatty()
-        self.open = False  # the cursor is at the end of a line rewritten in place
-
-    def __call__(self, summary: Summary) -> None:
-        line = progress_line(summary)
-        if not self.live:
-            click.echo(line, err=self.to_err)
-            return
-        # A line wider than the terminal wraps, and a carriage return would then go
-        # back to its last row only: such a line is left standing, the next below it.
-        fits = len(line) < shutil.get_terminal_size().columns
-        click.echo(f"\r{line}\x1b[K", nl=not fits)
-        self.open = fits
-
-    def end(self) -> None:
-        """Leave the line rewritten in place, before the final block."""
-        if self.open:
-            click.echo()
-            self.open = False
 
 
 def test_line(sprt: Sprt, defaulted: Iterable[str] = ()) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
 
-from ..outputs import WriteError, disk_full
+from ..logs.outputs import WriteError, disk_full
 from . import tally
 from .records import JSON_FIELDS
 from .records import Record as Record  # where the league's modules look for it

@@ -29,8 +29,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from ..faults import FaultKind
-from ..outputs import write_atomic
+from ..bots.faults import FaultKind
+from ..logs.outputs import write_atomic
 from ..text import shown
 from .standings import BotStanding, Standings
 

@@ -30,12 +30,12 @@ from protocol import ProtocolError
 from protocol import messages as m
 
 from .. import __version__
-from ..connection import BotGoneError, BotStalledError
-from ..process import BotProcess, start_bot
-from ..sandbox import Hidden, empty_scratch
-from ..session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from ..bots.connection import BotGoneError, BotStalledError
+from ..bots.process import BotProcess, start_bot
+from ..bots.sandbox import Hidden, empty_scratch
+from ..bots.session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from ..game.wire import rules_info
 from ..text import file_stem
-from ..wire import rules_info
 from .config import BotEntry, LeagueConfig, hidden_places
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ Bot = BotProcess | TcpSession
 
 
 class TcpBots(Protocol):
-    """Where the pool takes TCP bots from and gives them back: `referee.server.BotServer`.
+    """Where the pool takes TCP bots from and gives them back: `referee.net.server.BotServer`.
 
     The pool owns this interface and the server satisfies it, so the pool (and the
     league that runs it) never imports the server, which runs leagues itself."""

@@ -46,7 +46,7 @@ class SandboxRecord:
 
     bots: dict[str, str] = field(default_factory=dict)
     note: str = ""
-    # Who the started bots ran as, by mode ("bwrap", "none"): see referee.sandbox.user_line.
+    # Who the started bots ran as, by mode ("bwrap", "none"): see referee.bots.sandbox.user_line.
     users: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -33,9 +33,10 @@ from typing import Any
 import msgspec
 import trio
 
-from .. import __version__, lag
-from ..process import BotProcess, findable
-from ..sandbox import Hidden, forget_scans
+from .. import __version__
+from ..bots.process import BotProcess, findable
+from ..bots.sandbox import Hidden, forget_scans
+from ..game import lag
 from .config import (
     BotEntry,
     ConfigError,

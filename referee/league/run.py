@@ -28,21 +28,21 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from rich.console import Console
 
-from .. import lag
-from ..gamelog import log_suffix
-from ..outputs import WriteError, disk_full, ready_folder
-from ..sandbox import user_line
+from ..bots.sandbox import user_line
+from ..game import lag
+from ..logs.gamelog import log_suffix
+from ..logs.outputs import WriteError, disk_full, ready_folder
 from ..stats import Verdict
 from ..text import shown
 from .apart import Apart, Queue
 from .config import LeagueConfig
 from .game import play_scheduled
-from .judge import Judge, Lines, final_lines, json_result
+from .judge import Judge, final_lines, json_result
 from .ledger import Ledger, Record
 from .output import print_standings as print_standings  # where the commands look for it
 from .output import print_table, write_files
@@ -77,7 +77,7 @@ async def run_league(
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
-    TCP bots come from `server` (see `referee.server.serve_league`). With a
+    TCP bots come from `server` (see `referee.net.server.serve_league`). With a
     `cluster`, games without a TCP seat run on its workers (see `cluster`) and
     `jobs` is the number of games with a TCP seat played here at once. A match
     is judged by `judge` (a silent one if none is given): it is fed the ledger
@@ -428,12 +428,19 @@ async def _keep(
     return True
 
 
+class Ending(Protocol):
+    """The live line of a match (`referee.commands.match_lines.Lines`), ended before
+    the final block."""
+
+    def end(self) -> None: ...
+
+
 def print_outcome(
     console: Console,
     config: LeagueConfig,
     standings: Standings,
     judge: Judge | None,
-    lines: Lines | None = None,
+    lines: Ending | None = None,
 ) -> int:
     """What `league` and `serve` print at the end, and their exit status: a match's
     report (0 only when H1 was accepted: a script or CI job gates on it), else the

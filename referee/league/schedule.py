@@ -27,7 +27,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..match import SEED_BITS
+from ..game.match import SEED_BITS
 from .config import LeagueConfig
 
 

@@ -32,8 +32,8 @@ from msgspec import UNSET, Meta, UnsetType
 
 from protocol.messages import MAX_LINE_DEFAULT, LineBytes, Millis, TimeControl
 
-from ..faults import Policy
-from ..process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
+from ..bots.faults import Policy
+from ..bots.process import DEFAULT_FILES, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from ..rules import PRESETS, VARIANTS, Rules
 from ..text import NAME_MAX
 from .standings import LAG_WARNING

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from ..faults import FaultKind
+from ..bots.faults import FaultKind
 from .stats import t_quantile
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ LAG_WARNING = 0.10  # `league.lag_warning`'s default
 @dataclass
 class Clocks:
     """The bots' decision time over the recorded games: what their clocks were charged
-    and what was excused because the referee's own loop was late (`referee.lag`). A
+    and what was excused because the referee's own loop was late (`referee.game.lag`). A
     large excused share means the clocks were barely enforced: the machine was too
     loaded to tell a slow bot from a slow referee."""
 

@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..faults import FaultKind
+from ..bots.faults import FaultKind
 from .records import Record
 
 START_FAILURES = 2  # `league.start_failures`'s default

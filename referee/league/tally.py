@@ -33,7 +33,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..faults import FaultKind
+from ..bots.faults import FaultKind
 from .records import Record, SandboxRecord, read_records
 from .standings import (
     LAG_WARNING,

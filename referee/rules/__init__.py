@@ -4,6 +4,7 @@ Vocabulary after OpenSpiel: `new_game(rules, seed)`, `legal_moves(state)`,
 `apply(state, move)`, `state.to_move`, `state.outcome`, `view(state, seat)`;
 `binding(state)` names the open doubles that confine the seat to move.
 One decision is one atomic `Move`; a multi-tile turn is several in a row.
+Imports nothing of the referee (nor of `protocol`).
 """
 
 from .engine import IllegalMoveError, apply, new_game

@@ -47,10 +47,10 @@ from typing import Any
 
 import msgspec
 
-from ..gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
+from ..logs.gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
 from ..text import file_stem
 from .gamedata import mask, public_part, seat_part, seat_view
 from .model import GameSummary, League, viewer_parts, write_atomic
@@ -291,7 +291,7 @@ def _write_assets(folder: Path) -> None:
     css, _, script = viewer_parts()
     files = {"replay.css": css, "replay.js": script}
     for name in ASSETS:
-        files[name] = resources.files("referee.site").joinpath(f"assets/{name}").read_text("utf-8")
+        files[name] = resources.files("referee").joinpath(f"assets/{name}").read_text("utf-8")
     for name, text in files.items():
         path = folder / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:

@@ -1,6 +1,6 @@
 """A finished game's replay data for the site: one public part and one part per seat.
 
-The replay viewer (`referee/html/replay.html`) takes the data `replay_html.page_data`
+The replay viewer (`referee/assets/replay.html`) takes the data `replay_html.page_data`
 makes: the full view (every hand), or one seat's view, made from that seat's
 redacted log (`replay_seat.redact`, the `replay FULL --seat S` path) so that it holds
 nothing the seat was not shown. Shipping the full view and a view per seat would
@@ -33,10 +33,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..gamelog import GameLog
-from ..replay_html import page_data
-from ..replay_seat import redact
-from ..replay_text import select
+from ..logs.gamelog import GameLog
+from ..logs.replay_html import page_data
+from ..logs.replay_seat import redact
+from ..logs.replay_text import select
 
 ACTIONS = 4  # play, draw, pass, end: `replay_html._ACTIONS`
 # What a seat's view adds to a move's extras; its legal moves ("g") come apart, packed.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import trio
 
-from ..outputs import WriteError
+from ..logs.outputs import WriteError
 from ..text import shown
 from .build import SiteError, SiteReport, build_site
 

@@ -9,10 +9,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import outputs
-from ..gamelog import Header
 from ..league.ledger import Record
 from ..league.standings import Standings
+from ..logs import outputs
+from ..logs.gamelog import Header
 
 # The version of a game's published files (data, log, summary): a build remakes the
 # files of a game whose summary says another, so that a site built by an older referee
@@ -71,9 +71,9 @@ def write_atomic(path: Path, data: bytes | str) -> None:
 
 
 def viewer_parts() -> tuple[str, str, str]:
-    """The replay viewer (`referee/html/replay.html`) cut in three: its CSS, its body's
+    """The replay viewer (`referee/assets/replay.html`) cut in three: its CSS, its body's
     markup, and its script; the site keeps one copy of each."""
-    page = resources.files("referee").joinpath("html/replay.html").read_text(encoding="utf-8")
+    page = resources.files("referee").joinpath("assets/replay.html").read_text(encoding="utf-8")
     css = page.split("<style>", 1)[1].split("</style>", 1)[0]
     body = page.split("<body>", 1)[1].split('<script id="replay-data"', 1)[0]
     script = page.rsplit("<script>", 1)[1].rsplit("</script>", 1)[0]

@@ -22,11 +22,11 @@ from typing import Any
 
 import msgspec
 
-from ..faults import FaultKind
-from ..gamelog import header_rules
+from ..bots.faults import FaultKind
 from ..league.ledger import Record
 from ..league.output import COLUMNS, legend
 from ..league.standings import BotStanding
+from ..logs.gamelog import header_rules
 from ..rules import PRESET_SOURCES, PRESETS, Rules, RulesError, preset
 from ..text import file_stem
 from .model import League, viewer_parts, write_atomic

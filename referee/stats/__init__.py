@@ -6,7 +6,8 @@ builds a `Unit` per duplicate unit from its two games' ranks (`game_score`),
 optionally with each game's `luck`, and feeds the units to `Sprt.add` in
 schedule order (the GSPRT, with the mixture test of `referee.stats.mixture`
 beside it); `Sprt.summary()` is what it prints, `Sprt.state` what it saves.
-The model and its sources are in spec/STATS.md.
+The model and its sources are in spec/STATS.md. May import the engine
+(`referee.rules`) and nothing else of the referee.
 """
 
 from .elo import elo_of_score, interval, los, score_of_elo

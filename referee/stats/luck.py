@@ -81,7 +81,7 @@ def luck(
 ) -> Luck:
     """The luck of `seat` over a game given as its (before, after) states in order.
 
-    `steps` come from `referee.replay.states(log)` (`(s.before, s.after)`) or from
+    `steps` come from `referee.logs.replay.states(log)` (`(s.before, s.after)`) or from
     an in-process game. `key` seeds the value function's own randomness: give
     both games of a unit the same key (the deal seed, say) so that what they
     share is valued alike. A deal after the first is compared with the mean

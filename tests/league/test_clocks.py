@@ -23,10 +23,10 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from referee.cli import main
-from referee.gamelog import read_log
 from referee.league.config import parse_config
 from referee.league.output import print_standings
 from referee.league.run import run_league
+from referee.logs.gamelog import read_log
 from referee.site import build_site
 from tests._procs import new_token
 from tests.league.test_run import (

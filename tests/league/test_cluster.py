@@ -39,13 +39,13 @@ import msgspec
 import pytest
 import trio
 
+from referee.bots.sandbox import check_bwrap
 from referee.league import remote
 from referee.league.cluster import Cluster, ClusterError, check_target, needs, worker_tag
 from referee.league.config import ConfigError, load_config, parse_config
 from referee.league.ledger import Ledger
 from referee.league.remote import LeagueBlob, check_worker, code_digest, league_blob, worker_config
 from referee.league.schedule import schedule
-from referee.sandbox import check_bwrap
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
     DEAL_KEY,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots.sandbox import check_bwrap
 from referee.league.ledger import Ledger
-from referee.sandbox import check_bwrap
 from tests._procs import assert_none_left, new_token
 
 BIN = Path(sys.executable).parent

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from referee.bots.faults import Policy
 from referee.cli import main
-from referee.faults import Policy
 from referee.league.config import ConfigError, LeagueConfig, load_config, parse_config
 from referee.rules import preset
 

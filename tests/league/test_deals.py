@@ -16,9 +16,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.gamelog import read_log
 from referee.league.config import load_config
 from referee.league.ledger import Record
+from referee.logs.gamelog import read_log
 from referee.rules import new_game, preset
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import ENV, PY, ledger_records, meta, misbehaving, write_league

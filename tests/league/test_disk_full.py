@@ -27,17 +27,17 @@ from pathlib import Path
 import pytest
 
 from protocol import messages as m
-from referee.gamelog import LogError, read_log
+from referee.bots.process import BotSpec
 from referee.league.ledger import Ledger, Record
 from referee.league.output import write_files
 from referee.league.records import read_records
 from referee.league.remote import Done
 from referee.league.run import _write_remote
 from referee.league.standings import compute
-from referee.outputs import WriteError
-from referee.process import BotSpec
+from referee.logs.gamelog import LogError, read_log
+from referee.logs.outputs import WriteError
+from referee.play.runner import run_game
 from referee.rules import preset
-from referee.runner import run_game
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 from tests.league.test_run import (
     ENV,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.keeper import descendants
+from referee.bots.keeper import descendants
+from referee.bots.process import BotProcess
 from referee.league.config import parse_config
 from referee.league.pool import BotPool
-from referee.process import BotProcess
 from tests.league.test_run import PY
 
 BOTS = Path(__file__).parents[1] / "bots"

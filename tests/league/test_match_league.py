@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from referee.gamelog import read_log
 from referee.league.config import ConfigError, load_config
+from referee.logs.gamelog import read_log
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import (
     DEAL_KEY_HEX,

@@ -33,13 +33,13 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from referee.cli import main
-from referee.gamelog import read_log
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger, LedgerError, Record
 from referee.league.run import run_league
 from referee.league.schedule import schedule
 from referee.league.standings import Standings, compute
-from referee.replay import verify
+from referee.logs.gamelog import read_log
+from referee.logs.replay import verify
 from tests._procs import assert_none_left, kill_all, new_token, processes_with
 
 PY = sys.executable

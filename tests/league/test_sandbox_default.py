@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from referee.sandbox import user_line
+from referee.bots.sandbox import user_line
 
 PY = sys.executable
 BIN = Path(PY).parent

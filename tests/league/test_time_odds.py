@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.gamelog import read_log
 from referee.league.config import ConfigError, load_config
+from referee.logs.gamelog import read_log
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import ENV, REFEREE, inline, sample, write_league
 

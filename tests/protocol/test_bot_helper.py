@@ -10,8 +10,8 @@ import pytest
 from protocol import decode_from_bot, encode
 from protocol import messages as m
 from protocol.bot import Game, reply_for, run
+from referee.game.wire import rules_info, turn_request
 from referee.rules import apply, legal_moves, new_game, preset
-from referee.wire import rules_info, turn_request
 
 RULES = preset("standard")
 TIME = m.TimeControl(move_ms=500, bank_ms=5000)

@@ -1,4 +1,4 @@
-"""referee.connection.Connection over in-memory trio streams, with fake clocks for time."""
+"""referee.bots.connection.Connection over in-memory trio streams, with fake clocks for time."""
 
 from __future__ import annotations
 
@@ -17,17 +17,17 @@ from protocol import (
     encode,
 )
 from protocol import messages as m
-from referee.checkbot import add_unknown_field
-from referee.connection import (
+from referee.bots.connection import (
     BotGoneError,
     BotStalledError,
     Connection,
     deadline_after,
 )
-from referee.match import Game, Seat
+from referee.bots.session import StartupError, goodbye, handshake, ping
+from referee.game.checkbot import add_unknown_field
+from referee.game.match import Game, Seat
+from referee.game.wire import rules_info
 from referee.rules import legal_moves, preset
-from referee.session import StartupError, goodbye, handshake, ping
-from referee.wire import rules_info
 
 PONG = b'{"type":"pong","nonce":1}'
 

@@ -1,4 +1,4 @@
-"""referee.connection.Connection over real pipes, which it reads and writes directly.
+"""referee.bots.connection.Connection over real pipes, which it reads and writes directly.
 
 A bot process's stdio are pipes, and the connection writes and reads them with
 non-blocking `os.write` and `os.read`, waiting on trio only when a pipe is not
@@ -21,8 +21,8 @@ import trio
 
 from protocol import RemoteProtocolError, encode
 from protocol import messages as m
-from referee import connection
-from referee.connection import BotGoneError, Connection
+from referee.bots import connection
+from referee.bots.connection import BotGoneError, Connection
 
 # The connection, the bot's read end and write end, and the connection's read end.
 F_SETPIPE_SZ = 1031  # Linux: set a pipe's capacity

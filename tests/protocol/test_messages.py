@@ -21,8 +21,8 @@ from protocol import (
     encode,
 )
 from protocol import messages as m
+from referee.game.wire import rules_info, turn_request
 from referee.rules import apply, legal_moves, new_game, play, position, preset
-from referee.wire import rules_info, turn_request
 
 
 def played_state(moves: int):

@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from protocol import MalformedMessageError, decode_from_bot, decode_to_bot, encode
 from protocol import messages as m
 from protocol.schema import json_schema
-from referee import wire
-from referee.connection import Connection
-from referee.match import Game, Seat, bot_seed
+from referee.bots.connection import Connection
+from referee.game import wire
+from referee.game.match import Game, Seat, bot_seed
 from referee.rules import Rules, RulesError, apply, legal_moves, new_game, preset
 from referee.rules.options import DOUBLE_BLANK_MAX, PENALTY_MAX, SETS
 from referee.rules.tiles import full_set, set_size
@@ -180,7 +180,7 @@ def label(rules: Rules) -> str:
 
 
 def engine_messages(rules: Rules, seed: int) -> Iterator[m.Message]:
-    """What `referee.wire` builds for the seats in a game of random legal moves: each
+    """What `referee.game.wire` builds for the seats in a game of random legal moves: each
     round's start for every seat, every request, every event (both forms)."""
     rng = random.Random(seed)
     state = new_game(rules, seed)

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import trio
 
-from referee.bridge import run_bridge
 from referee.league.config import ConfigError, load_config
-from referee.server import Lobby, address_key
+from referee.net.bridge import run_bridge
+from referee.net.server import Lobby, address_key
 
 from .test_server import TOKEN_C, first_line, listening, login, read_all
 

@@ -27,9 +27,9 @@ import pytest
 import trio
 import trio.testing
 
-from referee import server as server_module
-from referee.logins import LoginGuard
-from referee.server import LOGIN_REFUSED, REFUSAL_S, BotServer
+from referee.net import server as server_module
+from referee.net.logins import LoginGuard
+from referee.net.server import LOGIN_REFUSED, REFUSAL_S, BotServer
 
 from .test_server import TOKEN_C, TOKEN_D, serve_until_interrupted, write_league
 

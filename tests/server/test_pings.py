@@ -13,10 +13,10 @@ from pathlib import Path
 import trio
 from rich.console import Console
 
+from referee.bots.session import PING_S
 from referee.league.config import load_config
 from referee.league.ledger import Ledger
-from referee.server import serve_league
-from referee.session import PING_S
+from referee.net.server import serve_league
 from tests._procs import new_token, processes_with
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,15 +18,15 @@ import trio
 import trio.testing
 from rich.console import Console
 
-from referee.bridge import run_bridge
-from referee.connection import Connection
-from referee.gamelog import read_log
+from referee.bots.connection import Connection
+from referee.bots.session import TcpSession
 from referee.league.config import LeagueConfig, load_config
 from referee.league.judge import Judge
 from referee.league.ledger import Ledger
 from referee.league.pool import BotPool
-from referee.server import BotServer, serve_league
-from referee.session import TcpSession
+from referee.logs.gamelog import read_log
+from referee.net.bridge import run_bridge
+from referee.net.server import BotServer, serve_league
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]

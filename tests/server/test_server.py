@@ -28,13 +28,13 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from protocol.messages import TimeControl
-from referee.bridge import run_bridge
 from referee.cli import main
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
 from referee.league.run import run_league
 from referee.league.starts import CannotPlay
-from referee.server import BotServer, serve_league
+from referee.net.bridge import run_bridge
+from referee.net.server import BotServer, serve_league
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]

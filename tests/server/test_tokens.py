@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.bots.tokens import MIN_BITS, token_bits, token_problem
 from referee.cli import main
-from referee.tokens import MIN_BITS, token_bits, token_problem
 
 WEAK = "short-secret-1"  # 14 characters of URL-safe base64: 84 bits
 

@@ -10,8 +10,8 @@ import random
 
 from rich.table import Table
 
-from .consoles import output_console
-from .rules import Outcome, RoundEnd, Rules, State, apply, legal_moves, new_game
+from ..consoles import output_console
+from ..rules import Outcome, RoundEnd, Rules, State, apply, legal_moves, new_game
 
 
 def play_random(rules: Rules, seed: int) -> tuple[State, int]:

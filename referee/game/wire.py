@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from protocol import messages as m
 
-from .rules import (
+from ..rules import (
     MEXICAN,
     Ctx,
     Move,
@@ -229,7 +229,7 @@ def move_of(reply: m.MoveReply, state: State) -> Move:
     else:
         move = Move(kind)
     if move not in legal:
-        from .rules import explain
+        from ..rules import explain
 
         raise ReplyError("illegal", explain(state, move))
     return move

@@ -13,7 +13,7 @@ an unknown name and the right token of a bot that is already connected get the
 same bytes (`LOGIN_REFUSED`), sent `refusal_delay_s` (`PING_S`) after the login
 line arrived whichever it was, though only the last pings the connected bot to
 see that it is still there; and the three count alike as failed logins of the
-peer's address (`referee.logins`), which backs off after a few of them. A login
+peer's address (`referee.net.logins`), which backs off after a few of them. A login
 from an address that must wait is refused at once with `busy`, its token not
 compared. The organiser's log says which it was, in one line per address per
 minute at most.
@@ -51,22 +51,22 @@ from protocol import (
 )
 from protocol import messages as m
 
-from .connection import BotGoneError, BotStalledError, Connection
-from .league.config import LeagueConfig
-from .league.pool import league_hello
-from .league.run import run_league
-from .league.schema import ServerLimits
-from .league.standings import Standings
+from ..bots.connection import BotGoneError, BotStalledError, Connection
+from ..bots.session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from ..league.config import LeagueConfig
+from ..league.pool import league_hello
+from ..league.run import run_league
+from ..league.schema import ServerLimits
+from ..league.standings import Standings
+from ..text import name_problem, quoted
 from .logins import LoginGuard
-from .session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
-from .text import name_problem, quoted
 
 if TYPE_CHECKING:
-    from .league.cluster import Cluster
-    from .league.judge import Judge
-    from .site.live import LiveSite
+    from ..league.cluster import Cluster
+    from ..league.judge import Judge
+    from ..site.live import LiveSite
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.server")  # its name before the move: serve prints it
 
 LOGIN_MAX_LINE = 4096  # bytes of a login line: a name and a token
 _DUMMY_DIGEST = b"\0" * 32  # compared against when the name is unknown, to take the same time

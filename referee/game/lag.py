@@ -10,7 +10,7 @@ the whole time.
 A reply read at the end of a run may have arrived at any moment of it and
 waited unread; one read after the loop was on time again arrived after the run,
 when the bot was still thinking. `waited` gives the first, which game clocks do
-not charge (`referee.match.Game`); `stalled` gives all stall time in an interval.
+not charge (`referee.game.match.Game`); `stalled` gives all stall time in an interval.
 
 The monitor wakes only while some decision is waiting (`watching`): a stall
 matters to nobody else, and an idle referee (a cluster worker between leagues)
@@ -217,7 +217,7 @@ def ensure_running() -> LagMonitor:
     if monitor is None:
         monitor = LagMonitor()
         _current.set(monitor)
-        trio.lowlevel.spawn_system_task(monitor.run, name="referee.lag")
+        trio.lowlevel.spawn_system_task(monitor.run, name="referee.game.lag")
     return monitor
 
 

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .faults import FaultKind
-from .match import Decision, GameResult, Recorder
-from .rules import RoundEnd, RoundResult, Rules, State
-from .text import last_line, markup, shown
+from ..bots.faults import FaultKind
+from ..game.match import Decision, GameResult, Recorder
+from ..rules import RoundEnd, RoundResult, Rules, State
+from ..text import last_line, markup, shown
 
 
 class RoundPrinter(Recorder):

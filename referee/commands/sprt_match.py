@@ -24,15 +24,16 @@ import click
 
 from protocol.messages import TimeControl
 
-from .commands.common import fail, run_trio
-from .faults import Policy
-from .league.judge import Judge, Lines, final_lines, json_result, test_line
-from .play import clock_problem
-from .process import BotSpec
-from .rules import Rules
-from .runner import unique_names
-from .stats import Sprt, StatsError, Verdict
-from .text import NAME_MAX, shown
+from ..bots.faults import Policy
+from ..bots.process import BotSpec
+from ..league.judge import Judge, final_lines, json_result, test_line
+from ..play.runner import unique_names
+from ..rules import Rules
+from ..stats import Sprt, StatsError, Verdict
+from ..text import NAME_MAX, shown
+from .common import fail, run_trio
+from .match_lines import Lines
+from .play_game import clock_problem
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
@@ -216,19 +217,19 @@ def run_match(setup: MatchSetup) -> None:
 
 
 def _run(setup: MatchSetup, out: Path) -> Verdict | None:
-    from .commands.common import STOPPED, wide_console
-    from .commands.league_options import (
+    from ..league.cluster import ClusterError, check_target
+    from ..league.config import ConfigError, parse_config
+    from ..league.ledger import LedgerError
+    from ..league.run import LeagueStopped, run_league
+    from ..league.starts import CannotPlay
+    from ..logs.outputs import OutputError, ready_folder
+    from .common import STOPPED, wide_console
+    from .league_options import (
         cannot_play_line,
         open_cluster,
         resume_command,
         say_nothing_to_resume,
     )
-    from .league.cluster import ClusterError, check_target
-    from .league.config import ConfigError, parse_config
-    from .league.ledger import LedgerError
-    from .league.run import LeagueStopped, run_league
-    from .league.starts import CannotPlay
-    from .outputs import OutputError, ready_folder
 
     data = league_data(setup)
     # The league "file" names this folder, from which relative paths would be taken.

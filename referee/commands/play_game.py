@@ -1,6 +1,6 @@
 """`referee play`: one game between bot processes, shown live, logged, summed up.
 
-The command-line half of `referee.runner`: it turns options into a game,
+The command-line half of `referee.play.runner`: it turns options into a game,
 prints rounds as they end (to stderr when --json keeps stdout for the result),
 and maps problems to one-line errors and exit codes.
 """
@@ -20,18 +20,18 @@ import click
 
 from protocol.messages import MS_MAX, TimeControl
 
-from .commands.common import fail, run_trio
-from .consoles import output_console
-from .display import RoundPrinter, result_table, stderr_notes
-from .faults import Policy
-from .gamelog import GZ_SUFFIX, live_path
-from .match import new_game_seed, seed_problem
-from .outputs import OutputError, WriteError, new_file, ready_file, ready_folder
-from .process import BotSpec, Limits, parse_bot, unstartable
-from .rules import RulesError, preset
-from .runner import GameReport, game_places, run_game
-from .sandbox import SandboxError, bwrap_problem, check_visible, resolve
-from .text import shown
+from ..bots.faults import Policy
+from ..bots.process import BotSpec, Limits, parse_bot, unstartable
+from ..bots.sandbox import SandboxError, bwrap_problem, check_visible, resolve
+from ..consoles import output_console
+from ..game.match import new_game_seed, seed_problem
+from ..logs.gamelog import GZ_SUFFIX, live_path
+from ..logs.outputs import OutputError, WriteError, new_file, ready_file, ready_folder
+from ..play.display import RoundPrinter, result_table, stderr_notes
+from ..play.runner import GameReport, game_places, run_game
+from ..rules import RulesError, preset
+from ..text import shown
+from .common import fail, run_trio
 
 
 def play_from_cli(

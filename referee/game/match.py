@@ -1,9 +1,9 @@
 """One game between connected bots: requests, clocks, faults, events.
 
 The engine decides; this module waits. Every message to a seat is built by
-`referee.wire` from that seat's view. Clocks are absolute trio deadlines,
+`referee.game.wire` from that seat's view. Clocks are absolute trio deadlines,
 measured from the flush of a request to the arrival of a whole reply line,
-less the time the referee itself was stalled (`referee.lag`).
+less the time the referee itself was stalled (`referee.game.lag`).
 Bot misbehaviour becomes a `Fault` at its seat, never an exception; what the
 protocol says to ignore (a stale reply) becomes a `Notice`, which costs nothing.
 """
@@ -26,12 +26,9 @@ import trio
 from protocol import RemoteProtocolError, decode_from_bot, encode
 from protocol import messages as m
 
-from . import wire
-from .connection import BotGoneError, BotStalledError, Connection
-from .faults import FATAL, Fault, FaultKind, Notice, NoticeKind, Policy, evidence
-from .lag import LagMonitor
-from .lag import current as current_monitor
-from .rules import (
+from ..bots.connection import BotGoneError, BotStalledError, Connection
+from ..bots.faults import FATAL, Fault, FaultKind, Notice, NoticeKind, Policy, evidence
+from ..rules import (
     DRAW,
     END,
     PASS,
@@ -44,8 +41,11 @@ from .rules import (
     legal_moves,
     new_game,
 )
+from . import wire
+from .lag import LagMonitor
+from .lag import current as current_monitor
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.match")  # its name before the move: serve prints it
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 """A logged game as text (`referee replay LOG --show`) or as JSON lines (`--json`).
 
-Pure functions from a `GameLog` that `referee.replay.verify` has accepted to
+Pure functions from a `GameLog` that `referee.logs.replay.verify` has accepted to
 lines of text or to plain dicts; printing is the command line's business.
 Each decision is shown at the position where it was made, followed by the move
 itself, so `--move N` answers "what did the table look like when move N was
@@ -8,7 +8,7 @@ chosen".
 
 By default everything is shown: every hand, and the boneyard by its count only
 (never its order). For one seat the log given is that seat's own log (made from
-a full one with `referee.replay_seat.redact`), followed without the seed: the
+a full one with `referee.logs.replay_seat.redact`), followed without the seed: the
 position is `referee.rules.view` of that seat, the very view its bot was sent,
 and the moves of other seats carry only what every seat was told: no drawn
 tile, no latency, no fault. Nothing a seat's output holds can come from the
@@ -27,11 +27,8 @@ from typing import Any
 
 import msgspec
 
-from .gamelog import GameLog, move_of_spec
-from .replay import Step, first_state, states
-from .replay_seat import follow
-from .replay_seat import start as seat_start
-from .rules import (
+from ..game.wire import STEP_NAMES, view_info
+from ..rules import (
     MEXICAN,
     Ctx,
     MoveKind,
@@ -44,7 +41,10 @@ from .rules import (
     binding,
     view,
 )
-from .wire import STEP_NAMES, view_info
+from .gamelog import GameLog, move_of_spec
+from .replay import Step, first_state, states
+from .replay_seat import follow
+from .replay_seat import start as seat_start
 
 
 class SelectionError(ValueError):

@@ -33,7 +33,7 @@ import trio
 from protocol import LineFramer, RemoteProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_LINE_DEFAULT, FromBot, Message
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.connection")  # its name before the move: serve prints it
 
 READ_CHUNK = 65536
 BUFFER_LIMIT = 16 << 20  # bytes waiting for a bot that does not read

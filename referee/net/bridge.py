@@ -3,7 +3,7 @@
 The bridge logs in, waits for `hello`, then starts the bot and copies bytes both
 ways until either side closes. The bot is unchanged: it sees exactly what a bot
 started by the referee sees, on its stdin and in its environment, which is the
-fixed minimal one (`referee.process.bot_environment`, with a fresh scratch folder
+fixed minimal one (`referee.bots.process.bot_environment`, with a fresh scratch folder
 as HOME, removed when the bot ends) plus the variables given to the bridge, never
 the bridge's own: the token and whatever else the shell that runs
 `referee connect` holds stay out of the bot's reach.
@@ -30,10 +30,10 @@ import trio
 from protocol import LineFramer, ProtocolError, encode
 from protocol import messages as m
 
-from .process import BotSpec, bot_environment
-from .sandbox import new_scratch
+from ..bots.process import BotSpec, bot_environment
+from ..bots.sandbox import new_scratch
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.bridge")  # its name before the move: serve prints it
 
 READ_CHUNK = 65536
 CLEAN_EXIT_S = 2.0

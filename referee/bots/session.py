@@ -1,8 +1,8 @@
 """A bot's session: the handshake, pings between games, and the goodbye; and
-`TcpSession`, a bot logged in over TCP (`referee.server` accepts them, the league's
+`TcpSession`, a bot logged in over TCP (`referee.net.server` accepts them, the league's
 pool hands them to games).
 
-Games themselves are `referee.match.Game`; this module covers what happens on a
+Games themselves are `referee.game.match.Game`; this module covers what happens on a
 connection around them. Startup failures are reported as `StartupError` with a
 sentence naming what went wrong.
 """
@@ -19,7 +19,7 @@ from protocol import messages as m
 from .connection import BotGoneError, BotStalledError, Connection
 from .faults import FaultKind
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.session")  # its name before the move: serve prints it
 
 # How long a bot has to answer a ping between games before its connection is taken
 # for dead; PROTOCOL.md promises at least this ("answer pong at once").

@@ -22,13 +22,13 @@ import trio
 from protocol import RemoteProtocolError
 from protocol import messages as m
 
-from . import __version__
-from .connection import BotGoneError, BotStalledError
+from .. import __version__
+from ..bots.connection import BotGoneError, BotStalledError
+from ..bots.process import BotProcess, BotSpec, describe_exit, start_bot
+from ..bots.session import StartupError, goodbye, handshake, ping
+from ..rules import Move, Rules, RulesError, State, legal_moves, preset
+from ..text import quoted
 from .match import Decision, Game, Recorder, Seat
-from .process import BotProcess, BotSpec, describe_exit, start_bot
-from .rules import Move, Rules, RulesError, State, legal_moves, preset
-from .session import StartupError, goodbye, handshake, ping
-from .text import quoted
 from .wire import rules_info
 
 FUTURE_FIELD = b'"x_future_field":{"nested":[1,"two",null,{"deep":true}]},'

@@ -2,9 +2,9 @@
 
 Ending goes `bye`, a short wait for a clean exit, SIGTERM to the whole group,
 then the end of everything the bot started. Bots are started by the keeper
-(`referee/keeper.py`), one small process per referee process, started on first
+(`referee/bots/keeper.py`), one small process per referee process, started on first
 use (`Keeper`): it forks a bot keeper for each bot, which ends the bot and every
-descendant (through the bot's cgroup where there is one, see `referee.cgroups`,
+descendant (through the bot's cgroup where there is one, see `referee.bots.cgroups`,
 else as their subreaper) when the referee's end of its control socket closes, so
 nothing survives a referee that is itself killed with SIGKILL. Should the bot
 keeper be gone first, the referee ends the cgroup itself.
@@ -37,14 +37,14 @@ from typing import IO
 
 import trio
 
+from ..text import NAME_RULE, last_line, name_problem, quoted
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
 from .keeper import descendants, stat_fields
 from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
-from .text import NAME_RULE, last_line, name_problem, quoted
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.process")  # its name before the move: serve prints it
 
 STDERR_CAP = 1 << 20  # bytes of a bot's stderr kept on disk per bot
 CLEAN_EXIT_S = 2.0
@@ -107,7 +107,7 @@ class Limits:
 
     def for_keeper(self, sandboxed: bool) -> dict[str, int]:
         """The limits as the keeper sets them in the bot before it starts (a sandboxed
-        bot's process limit is set inside its sandbox, see referee.sandbox)."""
+        bot's process limit is set inside its sandbox, see referee.bots.sandbox)."""
         out: dict[str, int] = {}
         if self.memory_mb is not None:
             out["as"] = self.memory_mb * 1024 * 1024
@@ -143,7 +143,7 @@ class BotSpec:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
-    sandbox: str = "none"  # or "bwrap": see referee.sandbox
+    sandbox: str = "none"  # or "bwrap": see referee.bots.sandbox
     # Places of the referee's the sandbox must hide from this bot (logs, the league's files).
     hidden: tuple[Hidden, ...] = ()
     # False: `name` was taken from the program's file name (no NAME= given), and the
@@ -706,7 +706,7 @@ def sweep_orphans(spare: set[int], rounds: int = 50) -> int:
 
 
 class Keeper:
-    """This referee process's keeper (`referee/keeper.py --serve`): started on first use,
+    """This referee process's keeper (`referee/bots/keeper.py --serve`): started on first use,
     and again when it is gone (a bot may kill it) or belongs to the process this one
     was forked from (a cluster worker)."""
 

@@ -23,17 +23,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from .gamelog import (
-    DecisionLine,
-    GameLog,
-    RoundLine,
-    redact_decision,
-    redact_fault,
-    redact_header,
-    round_start_line,
-)
-from .replay import Divergence, Step, Verdict, first_state, rules_of, states
-from .rules import (
+from ..rules import (
     BindDuration,
     Ctx,
     RoundEnd,
@@ -45,7 +35,17 @@ from .rules import (
     position,
     tile,
 )
-from .rules.scoring import outcome_of
+from ..rules.scoring import outcome_of
+from .gamelog import (
+    DecisionLine,
+    GameLog,
+    RoundLine,
+    redact_decision,
+    redact_fault,
+    redact_header,
+    round_start_line,
+)
+from .replay import Divergence, Step, Verdict, first_state, rules_of, states
 
 
 class SeatLogError(Exception):

@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .text import file_stem
+from ..text import file_stem
 
 SANDBOXES = ("none", "bwrap")  # what a bot runs in
 CHOICES = ("auto", *SANDBOXES)  # what a user may ask for; auto: bwrap where it works
@@ -266,7 +266,12 @@ def _trusted() -> frozenset[str]:
     the referee itself, so it is not scanned (it holds tens of thousands of files)."""
     import protocol
 
-    places = (sys.prefix, sys.base_prefix, Path(protocol.__file__).parent, Path(__file__).parent)
+    places = (
+        sys.prefix,
+        sys.base_prefix,
+        Path(protocol.__file__).parent,
+        Path(__file__).parents[1],
+    )
     return frozenset(str(Path(place).resolve()) for place in places)
 
 

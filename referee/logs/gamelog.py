@@ -36,12 +36,12 @@ import trio
 
 from protocol import messages as m
 
-from . import __version__
-from .faults import Fault, Notice
-from .match import Decision, GameResult, Recorder
+from .. import __version__
+from ..bots.faults import Fault, Notice
+from ..game.match import Decision, GameResult, Recorder
+from ..game.wire import move_spec, round_start, rules_info
+from ..rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
 from .outputs import WriteError
-from .rules import Move, MoveKind, RoundResult, Rules, State, Tile, new_game
-from .wire import move_spec, round_start, rules_info
 
 LOG_FORMAT = 1
 FLUSH_S = 1.0  # between round ends, a decision this long after the last flush flushes
@@ -91,7 +91,7 @@ class After(msgspec.Struct, kw_only=True, omit_defaults=True):
     """In a log written for one seat: what a decision changed that the move does not say.
 
     With these and its `round_start` lines, a seat's log rebuilds every position
-    that seat saw without the seed (`referee.replay_seat`). Only changes are given.
+    that seat saw without the seed (`referee.logs.replay_seat`). Only changes are given.
     """
 
     next: int | None = None  # the seat to move next, when it is another
@@ -444,7 +444,7 @@ class LogWriter(Recorder):
 # ---------------------------------------------------------------- one seat's log
 #
 # The same functions redact a log being written (`LogWriter(seat=...)`) and a full
-# log read back (`referee.replay_seat.redact`), so both give the same lines.
+# log read back (`referee.logs.replay_seat.redact`), so both give the same lines.
 
 WITHHELD = "(withheld in this seat's log)"
 
@@ -568,7 +568,7 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     anything that is not one.
 
     A log redacted for one seat holds no seed, so it cannot be re-derived; it is
-    refused unless `allow_redacted` (`referee.replay_seat` follows it instead).
+    refused unless `allow_redacted` (`referee.logs.replay_seat` follows it instead).
     """
     raw = log_bytes(path)
     header: Header | None = None

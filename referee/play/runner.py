@@ -16,18 +16,19 @@ import trio
 
 from protocol import messages as m
 
-from . import __version__, lag
-from .faults import Fault, FaultKind, Policy
-from .gamelog import LogBot, LogWriter, log_stem, make_header
-from .match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
-from .process import BotProcess, BotSpec, start_bot
-from .rules import Rules
-from .sandbox import Hidden
-from .session import StartupError, goodbye, handshake
-from .text import NAME_MAX, file_stem, name_problem
-from .wire import rules_info
+from .. import __version__
+from ..bots.faults import Fault, FaultKind, Policy
+from ..bots.process import BotProcess, BotSpec, start_bot
+from ..bots.sandbox import Hidden
+from ..bots.session import StartupError, goodbye, handshake
+from ..game import lag
+from ..game.match import Fanout, Game, GameResult, Recorder, Seat, new_bot_seed_key
+from ..game.wire import rules_info
+from ..logs.gamelog import LogBot, LogWriter, log_stem, make_header
+from ..rules import Rules
+from ..text import NAME_MAX, file_stem, name_problem
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.runner")  # its name before the move: serve prints it
 
 
 @dataclass

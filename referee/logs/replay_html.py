@@ -13,13 +13,13 @@ and steps instantly. The full view's page holds the log itself too, gzipped, for
 its download link.
 
 Made for one seat (`--seat S`), the page is rendered from that seat's own log
-(`referee.replay_seat`) and the data itself is redacted: no seed, other hands
+(`referee.logs.replay_seat`) and the data itself is redacted: no seed, other hands
 are counts, their draws and penalty tiles unknown (-1), their latency, legal
 moves, faults and notices left out, so the file holds nothing that seat was not
 shown (and no log to download). The
 seed of the full view is a string: a 128-bit number does not survive as a
 JavaScript number. The page, the CSS and the script are
-`referee/html/replay.html`; nothing is fetched.
+`referee/assets/replay.html`; nothing is fetched.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ import re
 from importlib import resources
 from typing import Any
 
+from ..rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
 from .gamelog import GameLog, move_of_spec
 from .replay import Step, rules_of
 from .replay_text import Selection, final_state, steps
-from .rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
 
-TEMPLATE = "html/replay.html"
+TEMPLATE = "assets/replay.html"
 _ACTIONS = {MoveKind.PLAY: 0, MoveKind.DRAW: 1, MoveKind.PASS: 2, MoveKind.END: 3}
 _CTX = {
     Ctx.START: 0,

@@ -3,7 +3,7 @@
 A bot's descendants are born in its cgroup and cannot leave it (moving a process
 out takes write access above it, which a bot running as another user than root
 does not have), so `cgroup.kill` ends a grandchild that called `setsid` and forked
-again just as surely as the bot. The bot's keeper (`referee/keeper.py`) moves the
+again just as surely as the bot. The bot's keeper (`referee/bots/keeper.py`) moves the
 bot in before exec and kills and removes the cgroup at the end; the referee removes
 it itself when the bot keeper is gone (a bot may kill its own keeper).
 

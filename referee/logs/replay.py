@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .gamelog import DecisionLine, GameLog, header_rules, move_of_spec
-from .match import final_ranks
-from .rules import (
+from ..game.match import final_ranks
+from ..rules import (
     IllegalMoveError,
     MoveKind,
     RoundEnd,
@@ -26,6 +25,7 @@ from .rules import (
     apply,
     new_game,
 )
+from .gamelog import DecisionLine, GameLog, header_rules, move_of_spec
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Failed logins of `referee serve`, counted per address: back-off, a cap a minute,
 and the organiser's summary lines instead of a warning for each.
 
-An address is what the lobby counts by (`referee.server.address_key`: an IPv4
+An address is what the lobby counts by (`referee.net.server.address_key`: an IPv4
 address, or the /64 of an IPv6 one). Every token check that does not log a bot
 in is a failed login: a wrong token, an unknown name, and the right token of a
 bot that is already connected alike (a stranger must not learn which it was,
@@ -23,7 +23,7 @@ The table holds at most `size` addresses: a new one pushes out the address whose
 last failure is oldest. A client with more addresses than that gets fresh
 counts for some of them; each still waits like any other once it has failed.
 
-The organiser's log (logger `referee.logins`, a warning) gets the first refusal
+The organiser's log (logger `referee.net.logins`, a warning) gets the first refusal
 from an address in full, then at most one line per address every `summary_s`
 (60 s): "N failed logins from ADDR in the last M s", with the logins refused
 unchecked and the connections refused before any login (no login line in time,
@@ -41,7 +41,7 @@ import math
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("referee.logins")  # its name before the move: serve prints it
 
 THRESHOLD = 5  # failures before the first wait
 BASE_S = 1.0  # the first wait; it doubles with each failure after

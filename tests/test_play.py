@@ -215,10 +215,14 @@ def stderr_capped(played: Played) -> None:
 
 
 def late_but_covered_by_the_bank(played: Played) -> None:
-    latencies = [d.latency_ms for d in played.decisions() if not d.auto]
-    assert latencies and all(x is not None for x in latencies)
-    assert max(latencies) > TIME.move_ms  # it was late, and the bank paid for it
-    assert max(latencies) < TIME.move_ms + TIME.bank_ms + TIME.grace_ms
+    mine = [d for d in played.decisions() if not d.auto]
+    assert mine and all(d.latency_ms is not None for d in mine)
+    # It was late: its reply took longer than move_ms, counting the part the referee
+    # excused for its own lag (on a loaded machine that part can bring the charge under
+    # move_ms, and then the bank is not needed); no fault, and what was charged stayed
+    # within move + bank + grace.
+    assert max((d.latency_ms or 0) + d.referee_late_ms for d in mine) > TIME.move_ms
+    assert max(d.latency_ms or 0 for d in mine) < TIME.move_ms + TIME.bank_ms + TIME.grace_ms
 
 
 def stale_replies_cost_nothing(played: Played) -> None:
@@ -411,7 +415,8 @@ async def test_default_move_the_late_bot_covered_by_its_bank_has_no_fault(
     assert report.result.faults == ((), ())
     mine = [d for d in log.decisions if d.seat == 0]
     assert all(not d.auto for d in mine)
-    assert max(d.latency_ms or 0 for d in mine) > TIME.move_ms
+    # Late: charged and excused (the referee's own lag, under load) past move_ms.
+    assert max((d.latency_ms or 0) + d.referee_late_ms for d in mine) > TIME.move_ms
 
 
 @pytest.mark.parametrize(("bot", "kind"), [("huge_line", "oversize"), ("crash_midgame", "crash")])

@@ -21,7 +21,9 @@ are left uncorrected: a correction may skip any chance event without bias.
 Counterfactual positions are the engine's own: a copy of the state before the
 draw with the candidate tile on top of the boneyard, then `apply(DRAW)`.
 Rollouts replace the unseen order of the boneyard with shuffles of their own,
-never the real one, so no value peeks at the future it is meant to average over.
+made from its tiles in sorted order, never from the real order: a rollout value
+depends on which tiles the boneyard holds and not on how they lie, so no value
+peeks at the future it is meant to average over.
 """
 
 from __future__ import annotations
@@ -195,7 +197,9 @@ class RolloutValue:
     unseen tiles, and every candidate draw of one event shares those shuffles and
     seeds (common random numbers), so that the differences between candidates
     carry little rollout noise. A dealt position is valued by `rollouts`
-    playouts of its hands, each on its own shuffle of the boneyard.
+    playouts of its hands, each on its own shuffle of the boneyard. Every
+    shuffle starts from the boneyard's tiles sorted, so the values are the same
+    whatever order the real boneyard is in (the order the game will draw from).
     """
 
     rollouts: int = 8
@@ -203,13 +207,14 @@ class RolloutValue:
 
     def draws(self, before: State, seat: int, key: str) -> dict[Tile, float]:
         """Rollout values of each possible draw, on shared shuffles and seeds."""
+        tiles = sorted(before.boneyard)
         orders = []
         for r in range(self.rollouts):
-            order = list(before.boneyard)
+            order = list(tiles)
             random.Random(f"luck/{key}/{r}").shuffle(order)
             orders.append(order)
         out = {}
-        for tile in before.boneyard:
+        for tile in tiles:
             total = 0.0
             for r, order in enumerate(orders):
                 rest = [t for t in order if t != tile]
@@ -222,7 +227,7 @@ class RolloutValue:
         """The mean standing over playouts, each on its own shuffle of the boneyard."""
         total = 0.0
         for r in range(self.rollouts):
-            order = list(state.boneyard)
+            order = sorted(state.boneyard)
             random.Random(f"luck/{key}/{r}").shuffle(order)
             total += self._playout(_with_boneyard(state, order), seat, r, key)
         return total / self.rollouts

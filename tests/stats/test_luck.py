@@ -135,6 +135,27 @@ def test_rollout_luck_is_reproducible_and_shared_deals_are_valued_alike() -> Non
     assert isinstance(a, Luck) and a.events > 0
 
 
+def test_rollout_values_do_not_read_the_real_order_of_the_boneyard() -> None:
+    # The rollouts shuffle the boneyard's tiles from their sorted order: the same
+    # tiles in another order (the order the game would really draw from) give the
+    # same value to every candidate draw and to the position, bit for bit.
+    value = RolloutValue(rollouts=4)
+    checked = 0
+    for seed in range(6):
+        for before, after in _game(seed)[1]:
+            if after.drawn is None or len(before.boneyard) < 3:
+                continue
+            reordered = before.copy()
+            reordered.boneyard = tuple(reversed(before.boneyard))
+            assert reordered.boneyard != before.boneyard
+            key = f"{seed}/{checked}"
+            assert value.draws(reordered, 0, key) == value.draws(before, 0, key)
+            assert value.position(reordered, 1, key) == value.position(before, 1, key)
+            checked += 1
+            break
+    assert checked == 6
+
+
 def test_fit_scale_is_the_regression_slope() -> None:
     scores = [0.0, 1.0, 1.0, 0.0, 0.5]
     lucks = [-0.5, 0.5, 0.3, -0.3, 0.0]

@@ -552,15 +552,20 @@ def test_stepping_through_every_frame_draws_each_in_turn(
     # How fast a step draws is a figure of bench/bench_replay_html.py, not a test: here,
     # each step of a fast walk draws its own frame (the positions themselves are checked
     # against the engine above), and nothing goes wrong on the way.
+    # The walk goes in calls of 50 steps: one call of 400 could outlast the browser
+    # helper's 30 s guard against a hung chromium on a machine loaded several times over.
     _, page = eight
     browser.open(page)
     browser.js("replay.setMode(1)")
-    walked = browser.js(
-        "(() => { const n = Math.min(400, replay.frames()); const seen = [];"
-        " for (let f = 0; f < n; f++) { replay.go(f);"
-        " seen.push(document.getElementById('move').textContent); } return seen; })()"
-    )
-    assert len(walked) == min(400, browser.js("replay.frames()"))
+    n = min(400, browser.js("replay.frames()"))
+    walked: list[str] = []
+    for start in range(0, n, 50):
+        walked += browser.js(
+            f"(() => {{ const seen = []; for (let f = {start}; f < {min(start + 50, n)}; f++)"
+            " { replay.go(f); seen.push(document.getElementById('move').textContent); }"
+            " return seen; })()"
+        )
+    assert len(walked) == n
     assert all(a != b for a, b in itertools.pairwise(walked)), "a step drew nothing"
     assert browser.problems() == []
 

@@ -56,6 +56,7 @@ system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v minisign >/dev/null 2>&1 || missing="$$missing minisign"; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	  $$SUDO apt-get update -q && \

@@ -15,6 +15,7 @@ one tile to each of at least two seats and keeps the engine. Depends on msgspec 
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
 import msgspec
@@ -266,6 +267,33 @@ class RoundEnd(Message, tag="round_end", kw_only=True):
     totals: list[Total]  # running totals after this round
 
 
+class Receipt(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """In `game_end` of a league game: what the referee recorded of this seat's game, for
+    its bot to keep; signed by the organiser when the league signs (see spec/PROTOCOL.md)."""
+
+    league: str  # the league's commitment: sha256: and 64 hex digits
+    game: str  # the game's id
+    seat: Seat
+    name: str  # the bot's name in the league
+    scores: list[Total]
+    ranks: list[Rank]
+    log_sha256: str  # the game log's digest: sha256: and 64 hex digits
+    key_id: str | None = None  # the organiser's key id (16 hex digits), when signed
+    signature: str | None = None  # base64 Ed25519 over `receipt_bytes`, when signed
+
+
+RECEIPT_PREFIX = b"mexican-train-referee receipt 1\n"
+
+
+def receipt_bytes(receipt: Receipt) -> bytes:
+    """What a receipt's signature signs: `RECEIPT_PREFIX`, then the receipt without its
+    `signature` as JSON with sorted keys and no spaces (key_id included)."""
+    fields = msgspec.structs.asdict(receipt)
+    del fields["signature"]
+    body = {k: v for k, v in fields.items() if v is not None}
+    return RECEIPT_PREFIX + json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
 class GameEnd(Message, tag="game_end", kw_only=True):
     """The game is over."""
 
@@ -273,6 +301,7 @@ class GameEnd(Message, tag="game_end", kw_only=True):
     ranks: list[Rank]  # 1 is best; ties share a rank
     rounds: list[list[Points]]  # scores by round, by seat
     reason: str = "complete"
+    receipt: Receipt | None = None  # a league game's record, for the bot to keep
 
 
 class Error(Message, tag="error", kw_only=True):

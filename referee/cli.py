@@ -11,11 +11,13 @@ from __future__ import annotations
 import click
 
 from .commands.check_bot import check_bot_cmd
+from .commands.commit import commit_cmd
 from .commands.connect import connect_cmd
 from .commands.league import league_cmd
 from .commands.match import match_cmd
 from .commands.play import play_cmd
 from .commands.replay import replay_cmd
+from .commands.reveal import reveal_cmd
 from .commands.rules import rules_cmd
 from .commands.schema import schema_cmd
 from .commands.selfplay import selfplay_cmd
@@ -23,6 +25,7 @@ from .commands.serve import serve_cmd
 from .commands.site import site_cmd
 from .commands.standings import standings_cmd
 from .commands.token import token_cmd
+from .commands.verify import verify_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,6 +48,9 @@ for command in (
     standings_cmd,
     site_cmd,
     replay_cmd,
+    commit_cmd,
+    reveal_cmd,
+    verify_cmd,
 ):
     main.add_command(command)
 

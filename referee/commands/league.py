@@ -9,6 +9,7 @@ import click
 
 from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
+    beacon_option,
     cannot_play_line,
     cluster_option,
     keep_going_option,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 @report_every_option
 @site_option
 @keep_going_option
+@beacon_option
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -64,6 +66,7 @@ def league_cmd(
     report_every: int,
     site_dir: str | None,
     keep_going: bool,
+    beacon: str | None,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT].
@@ -104,6 +107,7 @@ def league_cmd(
                 cluster=dask,
                 judge=judge,
                 site=site,
+                beacon=beacon,
             )
 
     try:

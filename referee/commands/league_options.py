@@ -56,6 +56,14 @@ keep_going_option = click.option(
     "starts are still named as they happen, and listed in the standings.",
 )
 
+beacon_option = click.option(
+    "--beacon",
+    metavar="TEXT",
+    default=None,
+    help='With [league] mix = ["beacon"]: the public value announced for it (a lottery '
+    "draw, a block hash), published after the commitment of `referee commit`; mixed into "
+    "every deal seed.",
+)
 site_option = click.option(
     "--site",
     "site_dir",

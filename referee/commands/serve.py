@@ -9,6 +9,7 @@ import click
 
 from .common import LEAGUE_SANDBOX, STOPPED, fail, run_trio, sandbox_option, wide_console
 from .league_options import (
+    beacon_option,
     cannot_play_line,
     cluster_option,
     keep_going_option,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 @report_every_option
 @site_option
 @keep_going_option
+@beacon_option
 def serve_cmd(
     sandbox: str | None,
     config_file: str,
@@ -56,6 +58,7 @@ def serve_cmd(
     report_every: int,
     site_dir: str | None,
     keep_going: bool,
+    beacon: str | None,
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
@@ -105,6 +108,7 @@ def serve_cmd(
                         cluster=dask,
                         judge=judge,
                         site=site,
+                        beacon=beacon,
                     )
                 )
 

@@ -18,7 +18,7 @@ import hmac
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, TypeVar
 
 import trio
@@ -248,6 +248,7 @@ class Game:
         bot_seed_key: bytes | None = None,
         monitor: LagMonitor | None = None,
         seat_times: Sequence[m.TimeControl] | None = None,
+        receipts: Callable[[GameResult], Sequence[m.Receipt | None]] | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} bots for a table of {rules.players}")
@@ -270,6 +271,9 @@ class Game:
         # Measures the referee's own stalls, which no bot is charged for; by default the
         # monitor of the running loop (none: every wait counts, as in a bare test loop).
         self.monitor = monitor
+        # Called once the game is decided, before `game_end` is sent: each seat's receipt
+        # (a league writes the log's footer first, so the receipt can carry its digest).
+        self.receipts = receipts
         for seat, seat_time in zip(self.seats, self.times, strict=True):
             seat.bank_ms = float(seat_time.bank_ms)
 
@@ -393,17 +397,7 @@ class Game:
         forfeited = tuple(s.forfeited for s in self.seats)
         ranks = final_ranks(state.outcome, forfeited, rules)
         outcome = state.outcome
-        for index in range(rules.players):
-            self._send(
-                index,
-                m.GameEnd(
-                    scores=list(outcome.scores),
-                    ranks=list(ranks),
-                    rounds=[list(r) for r in outcome.rounds],
-                ),
-            )
-        await self._flush_all()
-        return GameResult(
+        result = GameResult(
             outcome=outcome,
             ranks=ranks,
             forfeited=forfeited,
@@ -415,6 +409,24 @@ class Game:
             charged_ms=charged_ms,
             excused_ms=excused_ms,
         )
+        receipts = self.receipts(result) if self.receipts is not None else ()
+        for index in range(rules.players):
+            self._send(
+                index,
+                m.GameEnd(
+                    scores=list(outcome.scores),
+                    ranks=list(ranks),
+                    rounds=[list(r) for r in outcome.rounds],
+                    receipt=receipts[index] if index < len(receipts) else None,
+                ),
+            )
+        await self._flush_all()
+        if self.receipts is None:
+            # A bot that failed to read game_end is a fault of this game. (With receipts
+            # the footer is already written: the result is the one they carry.)
+            faults = tuple(tuple(s.faults) for s in self.seats)
+            result = replace(result, faults=faults)
+        return result
 
     def _round_start(self, state: State) -> None:
         for index in range(self.rules.players):

@@ -121,6 +121,10 @@ class LeagueConfig:
     output_cap: int | None = None  # bytes a bot may write during one decision
     lag_warning: float = LAG_WARNING  # the excused share of decision time the standings warn at
     start_failures: int = START_FAILURES  # a bot failing its first N starts stops the league
+    mix: tuple[str, ...] = ()  # "beacon", "entrants": what is mixed into the deal seeds
+    reveal: str = "manual"  # "at-end": the deal key is published once every game is recorded
+    sign: Path | None = None  # the organiser's secret key file: results and receipts signed
+    commitment: str | None = None  # the commitment's digest, once the league has made it
 
     def bot_time(self, name: str) -> TimeControl:
         """The clocks of bot `name`: its own `time` over the league's [time]."""
@@ -334,6 +338,11 @@ def parse_config(
             "rotation in one program the referee cannot restart, and could remember the "
             "hands; set duplicate = false, or accept_tcp_duplicate_risk = true in [league]"
         )
+    if "entrants" in league.mix and not tcp_names:
+        raise ConfigError(
+            'league.mix: "entrants" mixes the tcp bots\' login nonces, and this league has no '
+            "tcp bot"
+        )
     out_dir = out or base / (_given(league.out) or f"{name}-out")
     config = LeagueConfig(
         name=name,
@@ -365,6 +374,9 @@ def parse_config(
         output_cap=None if (kb := _given(league.max_output_kb)) is None else kb * 1024,
         lag_warning=league.lag_warning,
         start_failures=league.start_failures,
+        mix=tuple(dict.fromkeys(league.mix)),
+        reveal=league.reveal,
+        sign=None if (sign := _given(league.sign)) is None else base / sign,
     )
     if check_programs:
         check_sandboxes(config, hidden_places(config))

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import trio
 
+from protocol import messages as m
+
 from ..bots.faults import Fault, FaultKind
-from ..game.match import Decision, Fanout, Game, Recorder, Seat
+from ..game.match import Decision, Fanout, Game, GameResult, Recorder, Seat
 from ..logs.gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
 from ..rules import State
 from .config import LeagueConfig
 from .ledger import Record
 from .pool import Bot, BotPool
+from .results import Signer
 from .schedule import Scheduled
 
 
@@ -36,10 +39,14 @@ async def play_scheduled(
     logs: Path,
     bot_seed_key: bytes,
     used: list[Bot] | None = None,
+    signer: Signer | None = None,
 ) -> Record:
     """Play one scheduled game with pooled bots; its ledger record.
 
-    The processes the game had are added to `used`, if given."""
+    The processes the game had are added to `used`, if given. The log's header names
+    the league's commitment (`config.commitment`); when the game ends its footer is
+    written first, then each bot is sent its receipt (signed by `signer`'s key, if it
+    has one; with no `signer`, a receipt tied to the commitment alone)."""
     entries = {b.name: b for b in config.bots}
     bots = [entries[name] for name in game.seats]
     # The TCP seats first, all together: waiting for them may take another whole game,
@@ -81,6 +88,7 @@ async def play_scheduled(
         policy=config.policy.value,
         max_faults=config.max_faults,
         bot_seed_key=bot_seed_key,
+        commitment=config.commitment,
     )
     log_path = logs / f"{game.game_id}{GZ_SUFFIX}"  # written plain, compressed at the end
     writer = LogWriter(log_path, header)
@@ -89,6 +97,18 @@ async def play_scheduled(
 
     def forfeit(index: int) -> None:
         healthy[index] = False
+
+    tied = signer or (Signer(config.commitment) if config.commitment is not None else None)
+
+    def receipts(result: GameResult) -> list[m.Receipt | None]:
+        digest = writer.footer(result)  # the log is whole (but for its last flush) now
+        if tied is None:
+            return []
+        scores, ranks = list(result.outcome.scores), list(result.ranks)
+        return [
+            tied.receipt(game.game_id, i, name, scores, ranks, digest)
+            for i, name in enumerate(game.seats)
+        ]
 
     try:
         for fault in early:
@@ -107,6 +127,7 @@ async def play_scheduled(
             recorder=Fanout(writer, latencies),
             on_forfeit=forfeit,
             bot_seed_key=bot_seed_key,
+            receipts=receipts,
         ).play()
         await writer.finish_async(result)
     finally:
@@ -145,6 +166,7 @@ async def play_scheduled(
         notices=notices,
         charged_ms=round(result.charged_ms, 3),
         excused_ms=round(result.excused_ms, 3),
+        log_sha256=writer.digest or "",
     )
 
 

@@ -22,6 +22,7 @@ so Ctrl-C during a commit leaves the game recorded whole or not at all.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import sqlite3
@@ -66,7 +67,9 @@ CREATE TABLE IF NOT EXISTS games (
     finished TEXT NOT NULL,
     notices TEXT NOT NULL DEFAULT '[]',
     charged_ms REAL NOT NULL DEFAULT 0,
-    excused_ms REAL NOT NULL DEFAULT 0
+    excused_ms REAL NOT NULL DEFAULT 0,
+    log_sha256 TEXT NOT NULL DEFAULT '',
+    seq INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS placements (idx INTEGER PRIMARY KEY, worker TEXT NOT NULL);
 """
@@ -90,6 +93,7 @@ class Ledger:
             self.db.executescript(SCHEMA + tally.SCHEMA)
             _add_notices(self.db)
             _add_clocks(self.db)
+            _add_digests(self.db)
             tally.convert(self.db)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot use the database: {exc}") from None
@@ -195,7 +199,7 @@ class Ledger:
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute(_INSERT, _row(rec))
+                self.db.execute(_INSERT, _row(dataclasses.replace(rec, seq=self._next_seq())))
                 if worker is not None:
                     self.db.execute("INSERT INTO placements VALUES (?, ?)", (rec.idx, worker))
                 tally.add(self.db, [rec])
@@ -217,8 +221,14 @@ class Ledger:
         one of them is there already."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany(_INSERT, [_row(rec) for rec in records])
+            first = self._next_seq()
+            rows = [_row(dataclasses.replace(r, seq=first + k)) for k, r in enumerate(records)]
+            self.db.executemany(_INSERT, rows)
             tally.add(self.db, records)
+
+    def _next_seq(self) -> int:
+        """The record order of the next game recorded (inside its transaction)."""
+        return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0])
 
     def note_lag_warning(self, share: float) -> None:
         """Keep `league.lag_warning` of this run, for the standings read later."""
@@ -293,6 +303,18 @@ def _add_clocks(db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         db.execute("ALTER TABLE games ADD COLUMN charged_ms REAL NOT NULL DEFAULT 0")
         db.execute("ALTER TABLE games ADD COLUMN excused_ms REAL NOT NULL DEFAULT 0")
+
+
+def _add_digests(db: sqlite3.Connection) -> None:
+    """Give a ledger written before logs were digested its `log_sha256` and `seq` columns:
+    its games have no digest (""), and their record order is taken to be the schedule's."""
+    if _has_column(db, "log_sha256"):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ALTER TABLE games ADD COLUMN log_sha256 TEXT NOT NULL DEFAULT ''")
+        db.execute("ALTER TABLE games ADD COLUMN seq INTEGER NOT NULL DEFAULT 0")
+        db.execute("UPDATE games SET seq = (SELECT COUNT(*) FROM games g WHERE g.idx <= games.idx)")
 
 
 def _column(name: str, value: Any) -> Any:

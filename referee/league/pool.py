@@ -55,6 +55,10 @@ class TcpBots(Protocol):
     ) -> dict[str, TcpSession | str]:
         """The sessions of all `names`, taken in one step; a reason for each that has none."""
 
+    async def first_nonces(self, names: Sequence[str], timeout_s: float) -> dict[str, str | None]:
+        """Each of `names`' nonce from its first login (`""` if it sent none), waiting
+        until each has logged in once or `timeout_s` has passed (None: not logged in)."""
+
     def park(self, session: TcpSession) -> None:
         """`session` waits for its next game."""
 

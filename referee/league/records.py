@@ -36,6 +36,11 @@ class Record:
     # referee's own lag (0 and 0 in a ledger from before they were kept).
     charged_ms: float = 0.0
     excused_ms: float = 0.0
+    # `sha256:` + hex of the whole log as written (uncompressed); "" in a ledger from before.
+    log_sha256: str = ""
+    # The order games were recorded in, from 1 (the ledger sets it; 0 before it is
+    # recorded, and in a ledger from before): results and checkpoints chain them so.
+    seq: int = 0
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,27 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 from rich.console import Console
 
 from ..bots.sandbox import user_line
 from ..game import lag
-from ..logs.gamelog import log_suffix
+from ..logs.gamelog import log_bytes, log_suffix, sha256_text
 from ..logs.outputs import WriteError, disk_full, ready_folder
 from ..stats import Verdict
 from ..text import shown
 from .apart import Apart, Queue
+from .commitment import (
+    COMMITMENT,
+    Commitment,
+    CommitmentError,
+    ensure_commitment,
+    mixed_key,
+    write_contributions,
+    write_reveal,
+)
 from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, final_lines, json_result
@@ -48,11 +57,13 @@ from .output import print_standings as print_standings  # where the commands loo
 from .output import print_table, write_files
 from .pool import BotPool, TcpBots
 from .progress import Display
+from .results import ChainState, Signer, results_data, write_checkpoint, write_results
 from .schedule import Scheduled, games, schedule
 from .standings import Standings, compute
 from .starts import CannotPlay, Starts
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
+    from ..proof.keys import SigningKey
     from ..site.live import LiveSite
     from .cluster import Cluster
     from .remote import Done
@@ -74,6 +85,8 @@ async def run_league(
     judge: Judge | None = None,
     files: bool = True,
     site: LiveSite | None = None,
+    beacon: str | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -85,18 +98,29 @@ async def run_league(
     units the test counted, and carry its summary. The standings files are written
     in the output folder unless `files` is false (a folder removed at the end).
     With a `site`, the results site is refreshed every `site.every` games in the
-    background and built at the end (`referee.site.live`)."""
+    background and built at the end (`referee.site.live`).
+
+    Before its first game the league commits to its terms and its deal key
+    (`commitment`), mixes in the contributions `[league] mix` names (`beacon`, the
+    tcp bots' first nonces), and ties every log and receipt to the commitment; each
+    recorded game extends the chain of results, checkpointed every `report_every`
+    games, and the run ends by writing results.json (signed when the league signs)
+    and, with `reveal = "at-end"` once every game is recorded, the keys. `say` gets
+    the lines about the commitment (default: the console, or stderr when quiet)."""
     if config.match is not None and judge is None:
         judge = Judge(config)
     lag.ensure_running()  # the games' clocks leave out this loop's own stalls
     blob = None
-    if cluster is not None:
-        from .remote import league_blob
+    signing = load_signing_key(config)  # before anything is written: a bad key stops here
 
-        blob = league_blob(config)
-        # Which bots sit together does not depend on the deal key, which is not read yet.
-        remote_games = [g for g in _seatings(config, bytes(32)) if not _has_tcp(config, g)]
-        await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
+    def tell(line: str) -> None:
+        if say is not None:
+            say(line)
+        elif quiet or judge is not None:
+            print(shown(line), file=sys.stderr, flush=True)
+        else:
+            console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
+
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
@@ -114,7 +138,30 @@ async def run_league(
         ledger.note_sandbox(modes, config.sandbox_note, users)
         ledger.note_lag_warning(config.lag_warning)
         key = ledger.bot_seed_key(config.bot_seed_key)
-        deal_key = ledger.deal_key(config.deal_key)
+        committed_key = ledger.deal_key(config.deal_key)
+        done = ledger.done()
+        public = signing.public.line() if signing is not None else None
+        pledge = ensure_commitment(config, committed_key, public_key=public, recorded=len(done))
+        ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('commitment', ?)", (pledge.digest,))
+        config = dataclasses.replace(config, commitment=pledge.digest)
+        if pledge.new:
+            tell(
+                f"commitment {pledge.digest} ({out / COMMITMENT}): publish it before the "
+                "games; `referee verify` checks the league against it"
+            )
+        else:
+            tell(f"commitment {pledge.digest} ({out / COMMITMENT})")
+        contributions = await _contributions(config, ledger, pledge, beacon, server, tell)
+        deal_key = mixed_key(committed_key, contributions)
+        signer = Signer(pledge.digest, signing)
+        links = ChainState.of(pledge.digest, ledger.records() if done else [])
+        if cluster is not None:
+            from .remote import league_blob
+
+            blob = league_blob(config)
+            # Which bots sit together does not depend on the deal key.
+            remote_games = [g for g in _seatings(config, bytes(32)) if not _has_tcp(config, g)]
+            await trio.to_thread.run_sync(cluster.check, config, blob, remote_games)
         # For the results site: the progress, and when a deal's games are all played
         # (its hands are then no longer a secret of the games still to come).
         if config.match is None:
@@ -129,7 +176,6 @@ async def run_league(
         ledger.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
         # A match's report is kept when a run of it ends: none while it runs again.
         ledger.db.execute("DELETE FROM meta WHERE key = 'match'")
-        done = ledger.done()
         if judge is not None:
             await trio.to_thread.run_sync(judge.replay, ledger.records())
         total = _total(config)
@@ -170,7 +216,9 @@ async def run_league(
                 display.notice(line)
 
         with display:
-            keep = partial(_keep, display, ledger, names, report_every, on_record, site)
+            keep = partial(
+                _keep, display, ledger, names, report_every, on_record, site, links, signer, out
+            )
 
             async def update(record: Record, worker: str | None) -> None:
                 lines, ready = starts.see(record)
@@ -206,7 +254,7 @@ async def run_league(
                                 )
                             for _ in range(jobs):
                                 workers.start_soon(
-                                    _worker, config, apart, local, pool, logs, key, update
+                                    _worker, config, apart, local, pool, logs, key, update, signer
                                 )
                 finally:
                     await pool.close()
@@ -233,6 +281,23 @@ async def run_league(
             )
         else:
             standings = ledger.standings(names, history=True)  # the stored totals: no recount
+        standings.commitment = pledge.digest
+        ended = _ended(config, ledger, judge)
+        if ended:
+            ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('ended', '1')")
+        scheduled = _total(config)
+        results = results_data(
+            config.name,
+            signer,
+            ledger.records(),
+            standings.to_json(),
+            scheduled=scheduled,
+            ended=ended,
+        )
+        write_results(out, signer, results)
+        if ended and config.reveal == "at-end":
+            path = write_reveal(out, pledge.digest, committed_key, key)
+            tell(f"every game is recorded: the deal key is revealed in {path}")
         if files:
             write_files(standings, out, f"{config.name}: standings")
         if site is not None:
@@ -245,6 +310,86 @@ async def run_league(
         raise LeagueStopped(failed, _recorded(ledger), ledger.path) from None
     finally:
         ledger.close()
+
+
+def load_signing_key(config: LeagueConfig) -> SigningKey | None:
+    """The organiser's key, when the league signs (`ProofError` for a bad one)."""
+    if config.sign is None:
+        return None
+    from ..proof.keys import ProofError, SigningKey
+
+    try:
+        return SigningKey.load(config.sign)
+    except ProofError as exc:
+        raise CommitmentError(f"league.sign: {exc}") from None
+
+
+def _ended(config: LeagueConfig, ledger: Ledger, judge: Judge | None) -> bool:
+    """Whether the league is over: every scheduled game recorded, or the match decided."""
+    if config.match is not None:
+        if judge is not None and judge.verdict is not None:
+            return True
+        units = config.match.max_units
+        return units is not None and ledger.count() >= 2 * units
+    return ledger.count() >= len(schedule(config, bytes(32)))
+
+
+async def _contributions(
+    config: LeagueConfig,
+    ledger: Ledger,
+    pledge: Commitment,
+    beacon: str | None,
+    server: TcpBots | None,
+    tell: Callable[[str], None],
+) -> dict[str, Any] | None:
+    """What `[league] mix` mixes into the deals: kept from the league's first run, or
+    gathered now (the beacon given, each tcp bot's first nonce). `CommitmentError`
+    when the beacon is missing, differs from the one the league started with, or could
+    have been chosen knowing nothing of the commitment's publication."""
+    row = ledger.db.execute("SELECT value FROM meta WHERE key='contributions'").fetchone()
+    if row is not None:
+        kept: dict[str, Any] = json.loads(row[0])
+        if beacon is not None and kept.get("beacon") != beacon:
+            raise CommitmentError(
+                "--beacon differs from the beacon this league started with; resume without "
+                "--beacon, or with the same value"
+            )
+        return kept or None
+    if not config.mix:
+        if beacon is not None:
+            raise CommitmentError('--beacon: the league does not mix one (add mix = ["beacon"])')
+        return None
+    contributions: dict[str, Any] = {}
+    if "beacon" in config.mix:
+        if beacon is None:
+            raise CommitmentError(
+                'league.mix has "beacon": start with --beacon VALUE, the public value '
+                "announced for it"
+            )
+        if pledge.new:
+            raise CommitmentError(
+                'league.mix has "beacon", which must be chosen after the commitment is '
+                f"published: run `referee commit {config.path}` first, publish the digest "
+                "it prints, then start with --beacon once the value is out"
+            )
+        contributions["beacon"] = beacon
+    if "entrants" in config.mix:
+        tcp = [b.name for b in config.bots if b.tcp]
+        if server is None:
+            raise CommitmentError('league.mix has "entrants": run it with `referee serve`')
+        wait_s = config.server.entrants_ms / 1000
+        tell(
+            f"waiting up to {wait_s:g} s for the first login of every tcp bot "
+            f"({', '.join(tcp)}): their nonces go into the deal seeds"
+        )
+        nonces = await server.first_nonces(tcp, wait_s)
+        missing = [n for n, v in nonces.items() if v is None]
+        if missing:
+            tell(f"not logged in, so no nonce: {', '.join(missing)}")
+        contributions["nonces"] = dict(sorted(nonces.items()))
+    ledger.db.execute("INSERT INTO meta VALUES ('contributions', ?)", (json.dumps(contributions),))
+    write_contributions(config.out, pledge.digest, contributions)
+    return contributions
 
 
 class LeagueStopped(Exception):
@@ -327,11 +472,12 @@ async def _worker(
     logs: Path,
     key: bytes,
     keep: Callable[[Record, str | None], Awaitable[object]],
+    signer: Signer,
 ) -> None:
     """One job: the next game whose deal is not in play, until none is left."""
     while (game := await apart.take(games)) is not None:
         try:
-            record = await play_scheduled(config, game, pool, logs, key)
+            record = await play_scheduled(config, game, pool, logs, key, signer=signer)
         finally:
             apart.done(game)  # its bots are back in the pool: the deal's next game may start
         await keep(record, None)
@@ -360,7 +506,15 @@ async def _deliver(
         return
     log_path = logs / f"{game.game_id}{log_suffix(done.log)}"
     await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
-    await keep(dataclasses.replace(done.record, log_path=str(log_path)), done.worker)
+    # The digest of the log as written here, whatever the worker said.
+    digest = await trio.to_thread.run_sync(_digest_of, log_path)
+    record = dataclasses.replace(done.record, log_path=str(log_path), log_sha256=digest)
+    await keep(record, done.worker)
+
+
+def _digest_of(path: Path) -> str:
+    """A log file's digest: of its bytes uncompressed."""
+    return sha256_text(log_bytes(path))
 
 
 def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
@@ -397,6 +551,9 @@ async def _keep(
     report_every: int,
     on_record: Callable[[Record], None] | None,
     site: LiveSite | None,
+    links: ChainState,
+    signer: Signer,
+    out: Path,
     record: Record,
     worker: str | None,
 ) -> bool:
@@ -409,9 +566,13 @@ async def _keep(
     the background."""
 
     def commit() -> tuple[bool, Standings | None]:
+        # In the ledger's thread, one game at a time: the chain follows the record order.
         if not ledger.record(record, worker):
             return False, None
+        links.add(record.game_id, record.log_sha256)
         due = report_every and ledger.count() % report_every == 0
+        if due:
+            write_checkpoint(out, signer, links.games, links.last)
         return True, ledger.standings(names) if due else None
 
     recorded, report = await ledger.in_thread(commit)

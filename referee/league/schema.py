@@ -187,6 +187,29 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             "is fixed). 0: play on regardless, recording every game (as --keep-going does)."
         ),
     ] = START_FAILURES
+    mix: Annotated[
+        list[Literal["beacon", "entrants"]],
+        _meta(
+            "Public values mixed into the deal seeds, so that nobody alone could have "
+            "steered a deal: beacon (a value published after the commitment, given with "
+            "--beacon) and entrants (each tcp bot's login nonce). See docs/proof.md."
+        ),
+    ] = []
+    reveal: Annotated[
+        Literal["manual", "at-end"],
+        _meta(
+            "at-end: publish the deal key in OUT/reveal.json once every game is recorded; "
+            "manual: only with `referee reveal OUT`."
+        ),
+    ] = "manual"
+    sign: Annotated[
+        str | UnsetType,
+        _meta(
+            "The organiser's secret key file (from `referee keygen`), relative to the league "
+            "file: results.json, checkpoints and the bots' receipts are signed with it.",
+            default="nothing is signed",
+        ),
+    ] = UNSET
     accept_tcp_duplicate_risk: Annotated[
         bool,
         _meta(
@@ -384,6 +407,14 @@ class ServerLimits(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     max_line: Annotated[
         LineBytes, _meta("Bytes per line from a tcp bot, the newline not counted.")
     ] = MAX_LINE_DEFAULT
+    entrants_ms: Annotated[
+        NotNegative,
+        _meta(
+            'With mix = ["entrants"]: how long the league waits, before its first game, '
+            "for each tcp bot's first login (its nonce goes into the deal seeds); a bot not "
+            "logged in by then contributes nothing, and the contributions say so."
+        ),
+    ] = 600_000
     idle_ms: Annotated[
         NotNegative, _meta("A logged-in bot waiting this long for a game is sent bye; 0: never.")
     ] = 0

@@ -186,6 +186,7 @@ class Standings:
     match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
     clocks: Clocks = field(default_factory=Clocks)
     failed_starts: list[FailedStart] = field(default_factory=list)  # in schedule order
+    commitment: str | None = None  # the league's commitment (referee.league.commitment)
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -218,6 +219,8 @@ class Standings:
         }
         if self.match is not None:
             shown["match"] = self.match
+        if self.commitment is not None:
+            shown["commitment"] = self.commitment
         return shown
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gzip
+import hashlib
 import os
 import shutil
 import time
@@ -85,6 +86,9 @@ class Header(LogLine, tag="header", kw_only=True):
     started: str
     seat: int | None = None  # set in a log redacted for one seat
     bot_seed_key: str | None = None  # hex; with the seed it gives each bot's own seed
+    # The league's commitment (`sha256:` + hex of OUT/commitment.json) the game was dealt
+    # under; None for a game outside a league (`referee play`).
+    commitment: str | None = None
 
 
 class After(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -163,6 +167,14 @@ class Footer(LogLine, tag="footer", kw_only=True, omit_defaults=True):
     # `referee_late_ms` excused for the referee's own lag. None in a log from before.
     charged_ms: float | None = None
     excused_ms: float | None = None
+    # `sha256:` + hex of the log's bytes before this line, as written (uncompressed):
+    # an edited decision (a latency, a fault) no longer matches it. None in a log from before.
+    sha256: str | None = None
+
+
+def sha256_text(data: bytes) -> str:
+    """How digests are written in logs, the ledger and results: `sha256:` + hex."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 AnyLine = Header | DecisionLine | RoundLine | RoundStartLine | Footer
@@ -291,6 +303,8 @@ class LogWriter(Recorder):
         except OSError as exc:
             raise WriteError.of(exc, self._live) from None
         self._count = 0
+        self._hash = hashlib.sha256()  # of every byte written, for the footer and the ledger
+        self.digest: str | None = None  # the whole log's, once its footer is written
         self._started = dt.datetime.now(dt.UTC)
         self._state: State | None = None  # a seat's log follows the game to redact it
         if seat is not None:
@@ -309,10 +323,12 @@ class LogWriter(Recorder):
             raise
 
     def _write(self, line: LogLine) -> None:
+        data = _encoder.encode(line) + b"\n"
         try:
-            self._handle.write(_encoder.encode(line) + b"\n")
+            self._handle.write(data)
         except OSError as exc:
             raise self._failure(exc) from None
+        self._hash.update(data)
 
     def _flush(self) -> None:
         try:
@@ -382,17 +398,27 @@ class LogWriter(Recorder):
     def finish(self, result: GameResult) -> None:
         """Write the footer and close the file (compressing it, for a `.jsonl.gz` path):
         only now is the log complete."""
-        self._footer(result)
+        self.footer(result)
         self.close()
 
     async def finish_async(self, result: GameResult) -> None:
         """`finish`, with the flush to disk and the compression in a worker thread: they
         take milliseconds that other games on the event loop must not wait for. Once
-        started it completes, even if the caller is cancelled."""
-        self._footer(result)
+        started it completes, even if the caller is cancelled. A footer already written
+        (`footer`, for the bots' receipts) is not written again."""
+        self.footer(result)
         await trio.to_thread.run_sync(self.close, abandon_on_cancel=False)
 
+    def footer(self, result: GameResult) -> str:
+        """Write the footer (once) and return the whole log's digest (`sha256:` + hex of
+        every byte of it, uncompressed), which the ledger keeps and receipts carry."""
+        if self.digest is None:
+            self._footer(result)
+            self.digest = "sha256:" + self._hash.hexdigest()
+        return self.digest
+
     def _footer(self, result: GameResult) -> None:
+        before = "sha256:" + self._hash.hexdigest()
         ended = dt.datetime.now(dt.UTC)
         faults = [self._fault(f) for seat in result.faults for f in seat]
         self._write(
@@ -407,6 +433,7 @@ class LogWriter(Recorder):
                 notices=[self._fault(n) for seat in result.notices for n in seat],
                 charged_ms=round(result.charged_ms, 3),
                 excused_ms=round(result.excused_ms, 3),
+                sha256=before,
             )
         )
         self._finished = True  # written: the log may now be compressed
@@ -522,6 +549,7 @@ def make_header(
     policy: str,
     max_faults: int,
     bot_seed_key: bytes | None = None,
+    commitment: str | None = None,
 ) -> Header:
     """The header of a new game log."""
     return Header(
@@ -536,6 +564,7 @@ def make_header(
         max_faults=max_faults,
         started=now_iso(),
         bot_seed_key=bot_seed_key.hex() if bot_seed_key is not None else None,
+        commitment=commitment,
     )
 
 
@@ -570,7 +599,11 @@ def read_log(path: Path, *, allow_redacted: bool = False) -> GameLog:
     A log redacted for one seat holds no seed, so it cannot be re-derived; it is
     refused unless `allow_redacted` (`referee.logs.replay_seat` follows it instead).
     """
-    raw = log_bytes(path)
+    return parse_log(log_bytes(path), path, allow_redacted=allow_redacted)
+
+
+def parse_log(raw: bytes, path: Path, *, allow_redacted: bool = False) -> GameLog:
+    """A log's lines `raw` (uncompressed) read as `read_log` reads the file `path`."""
     header: Header | None = None
     decisions: list[DecisionLine] = []
     rounds: list[RoundLine] = []

@@ -498,6 +498,7 @@ async def serve_league(
     report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
     cluster: Cluster | None = None,
+    beacon: str | None = None,
     judge: Judge | None = None,
     site: LiveSite | None = None,
 ) -> Standings:
@@ -522,6 +523,7 @@ async def serve_league(
             cluster=cluster,
             judge=judge,
             site=site,
+            beacon=beacon,
         )
         nursery.cancel_scope.cancel()
     return standings

@@ -152,12 +152,14 @@ def read_league(out: Path, title: str | None) -> League:
     name = meta.get("name", out.name)
     scheduled = int(meta["scheduled"]) if "scheduled" in meta else None
     unit_games = int(meta["unit_games"]) if "unit_games" in meta else None
+    standings = compute(names, records, sandbox, lag_warning)
+    standings.commitment = meta.get("commitment")
     return League(
         name=name,
         title=title or f"{name}: results",
         names=names,
         records=records,
-        standings=compute(names, records, sandbox, lag_warning),
+        standings=standings,
         scheduled=scheduled,
         published=_published(records, unit_games),
         preset=meta.get("preset"),
@@ -224,6 +226,7 @@ def build_site(
     elif stderr_dir.is_dir():
         shutil.rmtree(stderr_dir)  # built before with --with-stderr: not public now
     _write_standings(site, league)
+    league.proof = _copy_proof(out, site)
     write_pages(site, league)
     return SiteReport(
         folder=site,
@@ -285,6 +288,38 @@ def _write_standings(site: Path, league: League) -> None:
     )
     write_atomic(site / "standings.json", json_text(standings))
     write_atomic(site / "standings.csv", csv_text(standings))
+
+
+# The files that let anyone check the results (referee.league.commitment, .results):
+# public from the start, but for the reveal, which the league writes only at its end.
+PROOF_FILES = (
+    "commitment.json",
+    "contributions.json",
+    "results.json",
+    "results.json.minisig",
+    "reveal.json",
+)
+
+
+def _copy_proof(out: Path, site: Path) -> list[str]:
+    """Copy the league's proof files and checkpoints into the site; the names copied."""
+    copied = []
+    for name in PROOF_FILES:
+        source = out / name
+        if source.is_file():
+            write_atomic(site / name, source.read_bytes())
+            copied.append(name)
+        elif (site / name).is_file():
+            (site / name).unlink()  # gone from the league (a signature of an older file)
+    checkpoints = out / "checkpoints"
+    if checkpoints.is_dir():
+        (site / "checkpoints").mkdir(exist_ok=True)
+        for path in sorted(checkpoints.iterdir()):
+            target = site / "checkpoints" / path.name
+            if path.is_file() and not path.name.startswith(".") and not target.is_file():
+                write_atomic(target, path.read_bytes())
+                copied.append(f"checkpoints/{path.name}")
+    return copied
 
 
 def _write_assets(folder: Path) -> None:

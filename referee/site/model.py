@@ -62,6 +62,7 @@ class League:
     stderr: dict[str, list[str]] = field(default_factory=dict)  # bot -> files in stderr/
     preset: str | None = None  # the rules' preset as the league file named it (None: not kept)
     built: str = ""  # when this build ran, ISO 8601 in UTC
+    proof: list[str] = field(default_factory=list)  # the proof files published (docs/proof.md)
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:

@@ -684,6 +684,41 @@ def _files(league: League) -> str:
     )
 
 
+def _proof(league: League) -> str:
+    """What lets anyone check the results: the commitment and the files of docs/proof.md."""
+    digest = league.standings.commitment
+    if digest is None:
+        return ""
+    have = set(league.proof)
+    links = [
+        f'<li><a href="{esc(name)}" download>{esc(name)}</a>: {what}</li>'
+        for name, what in (
+            (
+                "commitment.json",
+                "the league's terms and the SHA-256 of its deal key, made before the first game.",
+            ),
+            ("contributions.json", "the public values mixed into the deals."),
+            ("results.json", "every game's result and log digest, the chain and the standings."),
+            (
+                "results.json.minisig",
+                "the organiser's signature of results.json "
+                "(<code>minisign -Vm results.json -P KEY</code>).",
+            ),
+            ("reveal.json", "the deal key, revealed once every game was recorded."),
+        )
+        if name in have
+    ]
+    checkpoints = sum(1 for n in have if n.startswith("checkpoints/"))
+    if checkpoints:
+        links.append(f"<li>checkpoints/: {checkpoints} checkpoints of the results so far.</li>")
+    return (
+        '<section id="proof"><h2>Proof</h2>'
+        f'<p>Commitment <code id="commitment">{esc(digest)}</code>. Check this site with '
+        "<code>referee verify FOLDER --commitment DIGEST</code> once the key is revealed "
+        "(docs/proof.md).</p>" + (f"<ul>{''.join(links)}</ul>" if links else "") + "</section>\n"
+    )
+
+
 def index(league: League) -> str:
     s = league.standings
     sandbox = f"<p>{esc(s.sandbox.line())}.</p>" if s.sandbox is not None else ""
@@ -721,6 +756,7 @@ def index(league: League) -> str:
         + every
         + "</section>\n"
         + _files(league)
+        + _proof(league)
     )
     return page(league.title, body, updated=league.built)
 

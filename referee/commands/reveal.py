@@ -1,0 +1,28 @@
+"""`referee reveal`: a finished league's deal key published beside its commitment."""
+
+from __future__ import annotations
+
+import click
+
+from .common import fail
+
+
+@click.command("reveal")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+def reveal_cmd(out_dir: str) -> None:
+    """Reveal a finished league's keys: referee reveal OUT.
+
+    Writes OUT/reveal.json (the deal key and the bot-seed key) once every game is
+    recorded, so that anyone can check them against the commitment and re-derive
+    every deal with `referee verify`. Refused while games remain."""
+    from pathlib import Path
+
+    from ..league.commitment import reveal_league
+    from ..league.ledger import LedgerError
+
+    try:
+        path, digest = reveal_league(Path(out_dir))
+    except LedgerError as exc:
+        fail(str(exc))
+    click.echo(f"{path}: the keys of the league committed to as {digest}")
+    click.echo(f"publish it (`referee site {out_dir}` copies it to the site)", err=True)

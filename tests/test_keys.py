@@ -1,4 +1,4 @@
-"""The organiser's keys and signatures (`referee.proof.keys`): round
+"""The organiser's keys and signatures (`referee.proof.keys`, `referee keygen`): round
 trips, and minisign's own binary on both sides, when it is installed."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from referee.cli import main
 from referee.proof import keys as k
 from referee.proof.keys import ProofError, PublicKey, SigningKey
 
@@ -244,3 +246,35 @@ def test_keygen_refuses_to_overwrite_and_leaves_both_files(tmp_path: Path) -> No
     assert not (tmp_path / "organiser").exists()
     (tmp_path / "moved").rename(tmp_path / "organiser")
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def keygen_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["keygen", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_referee_keygen_prints_the_public_key_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    status, out, err = keygen_cli(str(tmp_path / "organiser"))
+    assert (status, err) == (0, "")
+    key = SigningKey.load(tmp_path / "organiser")
+    lines = out.splitlines()
+    assert lines[0].startswith(f"secret key: {tmp_path / 'organiser'} (mode 0600): keep it")
+    assert lines[1].startswith(f"public key: {tmp_path / 'organiser.pub'} (key id ")
+    assert lines[2] == key.public.line()
+    assert lines[3].endswith(f"minisign -Vm FILE -p {tmp_path / 'organiser.pub'}")
+
+    status, out, err = keygen_cli(str(tmp_path / "organiser"))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"referee: error: {tmp_path / 'organiser'}: already exists; a key is never "
+        "overwritten (choose another name, or move the old key away)\n"
+    )
+    assert SigningKey.load(tmp_path / "organiser").public == key.public
+
+    (tmp_path / "a-file").write_text("")
+    status, out, err = keygen_cli(str(tmp_path / "a-file" / "organiser"))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"referee: error: {tmp_path / 'a-file' / 'organiser'}: cannot write: no folder "
+        f"{tmp_path / 'a-file'}\n"
+    )

@@ -7,6 +7,7 @@ each importing only those below it (tests/test_layout.py holds the rules):
 - `bots`: bot processes, their sandbox, one bot's connection and session;
 - `game`: one game between connected bots, in memory; `stats`: match statistics;
 - `logs`: game logs written, verified and shown; `play`: one game of bot processes;
+- `proof`: the organiser's signing keys and signatures (minisign's formats);
 - `league`: many games, their ledger and standings; `site`: the results site;
 - `net`: TCP (`serve`, `connect`); `commands` (with `cli`): the command line.
 

@@ -13,6 +13,7 @@ import click
 from .commands.check_bot import check_bot_cmd
 from .commands.commit import commit_cmd
 from .commands.connect import connect_cmd
+from .commands.keygen import keygen_cmd
 from .commands.league import league_cmd
 from .commands.match import match_cmd
 from .commands.play import play_cmd
@@ -45,6 +46,7 @@ for command in (
     serve_cmd,
     connect_cmd,
     token_cmd,
+    keygen_cmd,
     standings_cmd,
     site_cmd,
     replay_cmd,

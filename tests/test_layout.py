@@ -29,12 +29,13 @@ PACKAGES = ("referee", "protocol")
 Graph = dict[str, dict[str, int]]  # module -> {imported module: line of the first import}
 
 # Package -> the packages it may import besides itself, bottom to top.
-BELOW_LEAGUE = {"protocol", "rules", "referee", "bots", "game", "logs", "play", "stats"}
+BELOW_LEAGUE = {"protocol", "rules", "referee", "bots", "game", "logs", "play", "stats", "proof"}
 ALLOWED: dict[str, set[str]] = {
     "protocol": set(),  # the wire contract: nothing of the referee
     "rules": set(),  # the engine: nothing of the referee
     "referee": set(),  # text, consoles, the version: what every package may use
     "stats": {"rules"},
+    "proof": {"referee"},  # keys and signatures: nothing of games
     "bots": {"protocol", "referee"},  # nothing of games
     "game": {"protocol", "rules", "referee", "bots"},  # nothing of logs or leagues
     "logs": {"protocol", "rules", "referee", "bots", "game"},

@@ -20,7 +20,8 @@ In the documents an example sits between `<!-- example: NAME -->` and
 keys and the game id are fixed, so a rerun gives the same bytes. What would still
 vary is set to fixed values in the log examples, as LOGS.md says: the times
 (`started`, `ended`, `duration_s`, `latency_ms`, `referee_late_ms`, and the footer's
-`charged_ms` and `excused_ms`) and the bots' command lines (which name the recorder
+`charged_ms` and `excused_ms`, and so the footer's digest `sha256` of the lines before
+it) and the bots' command lines (which name the recorder
 and this machine's Python). The one other transformation is `readable`, which
 spreads one turn request over lines for reading (PROTOCOL.md says so where it shows
 it).
@@ -95,6 +96,8 @@ FIXED_TIMES: dict[str, Any] = {
     "latency_ms": 1.0,
     "charged_ms": 100.0,  # the footer's sums of the decisions' times
     "excused_ms": 0.0,
+    # The footer's digest of the lines before it, which hold the times above.
+    "sha256": "sha256:" + "0" * 64,
 }
 
 PASS = {"action": "pass"}

@@ -302,6 +302,9 @@ def commit_league(config: LeagueConfig, public_key: str | None) -> Commitment:
         recorded = ledger.count()
         pledge = ensure_commitment(config, key, public_key=public_key, recorded=recorded)
         ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('commitment', ?)", (pledge.digest,))
+        if config.match is None:
+            planned = str(len(schedule(config, bytes(32))))
+            ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('scheduled', ?)", (planned,))
         return pledge
     finally:
         ledger.close()
@@ -329,7 +332,7 @@ def reveal_league(out: Path) -> tuple[Path, str]:
         of = f" of {scheduled}" if scheduled else ""
         raise CommitmentError(
             f"{out}: {recorded}{of} games recorded and the league is not over: the deal key "
-            "stays secret until every game is (resume the league first)"
+            "stays secret until every game is recorded"
         )
     deal_key, bot_seed_key = bytes.fromhex(meta["deal_key"]), bytes.fromhex(meta["bot_seed_key"])
     return write_reveal(out, pledge.digest, deal_key, bot_seed_key), pledge.digest

@@ -82,7 +82,7 @@ class Signer:
     @property
     def key_id(self) -> str | None:
         """The signing key's id as receipts and results name it (hex), if any."""
-        return self.key.public.key_id.hex() if self.key is not None else None
+        return self.key.public.id_hex if self.key is not None else None
 
     def receipt(
         self, game_id: str, seat: int, name: str, scores: list[int], ranks: list[int], log: str

@@ -619,9 +619,7 @@ class Verifier:
         if problem is not None:
             self.report.add("signatures", problem, "")
             return
-        self.report.add(
-            "signatures", None, f"{RESULTS} is signed by key {self.public.key_id.hex()}"
-        )
+        self.report.add("signatures", None, f"{RESULTS} is signed by key {self.public.id_hex}")
 
     def _signed(self, path: Path) -> str | None:
         assert self.public is not None

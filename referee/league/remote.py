@@ -63,6 +63,7 @@ class LeagueBlob(msgspec.Struct, frozen=True):
     # What "auto" meant on the coordinator: a worker follows it, so the standings' record
     # of the sandbox holds for every game (a worker that cannot sandbox is refused).
     sandbox_auto: str | None = None
+    commitment: str | None = None  # the league's commitment, which every log names
 
 
 class Job(msgspec.Struct, frozen=True):
@@ -110,6 +111,7 @@ def league_blob(config: LeagueConfig) -> LeagueBlob:
         sandbox=config.sandbox_override,
         digest="",
         sandbox_auto=config.sandbox_auto,
+        commitment=config.commitment,
     )
     return msgspec.structs.replace(blob, digest=_blob_digest(blob, code_digest()))
 
@@ -186,6 +188,7 @@ def worker_config(blob: LeagueBlob, out: Path | None = None) -> LeagueConfig:
         tokens=False,
         auto_sandbox=blob.sandbox_auto,
     )
+    config = dataclasses.replace(config, commitment=blob.commitment)
     if base != league_file.parent:
         config = dataclasses.replace(
             config, bots=tuple(_mapped(b, league_file.parent, base) for b in config.bots)
@@ -251,7 +254,7 @@ def check_worker(blob: bytes, dask_worker: Any = None) -> str:
 
 
 def _blob_digest(blob: LeagueBlob, code: str) -> str:
-    fields = [blob.raw, blob.path, blob.sandbox, blob.sandbox_auto, code]
+    fields = [blob.raw, blob.path, blob.sandbox, blob.sandbox_auto, blob.commitment, code]
     return hashlib.sha256(_encoder.encode(fields)).hexdigest()[:16]
 
 

@@ -368,3 +368,43 @@ def test_a_receipt_signs_its_fields_in_a_fixed_form() -> None:
         b'"log_sha256":"sha256:' + b"1" * 64 + b'","name":"bot","ranks":[2,1],"scores":[3,0],'
         b'"seat":1}'
     )
+
+
+def test_a_match_verifies_by_its_rule_of_units(tmp_path: Path) -> None:
+    path = tmp_path / "match.toml"
+    path.write_text(
+        f"""
+[league]
+format = "match"
+seed = 3
+out = "out"
+reveal = "at-end"
+
+[match]
+new = "greedy"
+base = "random"
+max_games = 4
+
+[rules]
+preset = "standard"
+max_pip = 6
+rounds = "single"
+
+[[bot]]
+name = "greedy"
+command = ["{PY}", "{ROOT / "sample_bots" / "greedy_bot.py"}"]
+cwd = "{ROOT}"
+
+[[bot]]
+name = "random"
+command = ["{PY}", "{ROOT / "sample_bots" / "random_bot.py"}"]
+cwd = "{ROOT}"
+""",
+        encoding="utf-8",
+    )
+    played = referee("league", path, "--sandbox", "none", cwd=tmp_path)
+    assert played.returncode in (0, 1), played.stderr  # H1 or not: 4 games decide nothing
+    assert (tmp_path / "out" / "reveal.json").is_file()
+    result = verify(tmp_path, tmp_path / "out", "--commitment", published(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert "ok    schedule: 4 games as scheduled" in result.stdout

@@ -234,6 +234,7 @@ class Verifier:
         self.deal_key: bytes | None = None
         self.bot_seed_key: bytes | None = None
         self.key: bytes | None = None  # the deals' key, contributions mixed in
+        self._schedule: Callable[[int], tuple[int, int, int, int, list[str]] | None] | None = None
 
     # ------------------------------------------------------------------ the games
 
@@ -358,6 +359,11 @@ class Verifier:
 
     def _scheduled(self) -> Callable[[int], tuple[int, int, int, int, list[str]] | None]:
         """The commitment's game at a schedule index: unit, table, deal, rotation, seats."""
+        if self._schedule is None:
+            self._schedule = self._schedule_of()
+        return self._schedule
+
+    def _schedule_of(self) -> Callable[[int], tuple[int, int, int, int, list[str]] | None]:
         terms = self.terms
         match = terms.get("match")
         if match is None:

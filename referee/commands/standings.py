@@ -41,6 +41,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
             records = [r for r in ledger.records() if r.unit < counted]
             standings = compute(names, records, ledger.sandbox(), ledger.lag_warning())
             standings.match = match
+            standings.commitment = ledger.commitment()
     finally:
         ledger.close()
     if as_json:

@@ -231,7 +231,7 @@ def ensure_commitment(
     if old.data.get("deal_key_sha256") != key_digest(deal_key):
         raise CommitmentError(f"{path} commits to another deal key than this league's ledger")
     terms = league_terms(config)
-    if old.data.get("league") != terms:
+    if _without_files(old.data.get("league", {})) != _without_files(terms):
         changed = sorted(
             k
             for k in set(terms) | set(old.data["league"])
@@ -252,6 +252,23 @@ def ensure_commitment(
                 f"now says {json.dumps(now)}; use another --out folder"
             )
     return old
+
+
+def _without_files(terms: dict[str, Any]) -> dict[str, Any]:
+    """The terms but for the digests of the bots' files: a bot fixed after a failed
+    start plays on under the commitment (`changed_files` names it)."""
+    bots = [{k: v for k, v in b.items() if k != "files"} for b in terms.get("bots", [])]
+    return {**terms, "bots": bots}
+
+
+def changed_files(commitment: Commitment, config: LeagueConfig) -> list[str]:
+    """The bots whose files differ from the ones the commitment names."""
+    now = {b["name"]: b.get("files") for b in league_terms(config)["bots"]}
+    return [
+        str(b["name"])
+        for b in commitment.data.get("league", {}).get("bots", [])
+        if b.get("files") != now.get(b["name"])
+    ]
 
 
 def mixed_key(deal_key: bytes, contributions: dict[str, Any] | None) -> bytes:

@@ -244,9 +244,16 @@ class Ledger:
         """The standings from the stored totals, the same as `standings.compute` over
         every record; `history` (the chart's) only when asked, as it grows with the
         league."""
-        return tally.standings(
+        standings = tally.standings(
             self.db, names, self.sandbox(), history=history, lag_warning=self.lag_warning()
         )
+        standings.commitment = self.commitment()
+        return standings
+
+    def commitment(self) -> str | None:
+        """The league's commitment (`referee.league.commitment`), once it has made one."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='commitment'").fetchone()
+        return str(row[0]) if row is not None else None
 
     def count(self) -> int:
         """How many games are recorded."""

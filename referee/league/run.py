@@ -44,6 +44,7 @@ from .commitment import (
     COMMITMENT,
     Commitment,
     CommitmentError,
+    changed_files,
     ensure_commitment,
     mixed_key,
     write_contributions,
@@ -116,7 +117,9 @@ async def run_league(
     def tell(line: str) -> None:
         if say is not None:
             say(line)
-        elif quiet or judge is not None:
+        elif quiet:
+            return  # the commitment's digest is in its file, and on the site
+        elif judge is not None:  # a match's stdout keeps its result alone
             print(shown(line), file=sys.stderr, flush=True)
         else:
             console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
@@ -151,6 +154,12 @@ async def run_league(
             )
         else:
             tell(f"commitment {pledge.digest} ({out / COMMITMENT})")
+            changed = changed_files(pledge, config)
+            if changed:
+                tell(
+                    f"warning: the files of {', '.join(changed)} changed since the commitment: "
+                    "their games from now on are played by another version than it names"
+                )
         contributions = await _contributions(config, ledger, pledge, beacon, server, tell)
         deal_key = mixed_key(committed_key, contributions)
         signer = Signer(pledge.digest, signing)

@@ -19,6 +19,7 @@ and reports the first line that does not.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 import msgspec
@@ -40,6 +41,7 @@ from .gamelog import (
     DecisionLine,
     GameLog,
     RoundLine,
+    line_bytes,
     redact_decision,
     redact_fault,
     redact_header,
@@ -62,8 +64,10 @@ class SeatLogError(Exception):
 def redact(log: GameLog, seat: int) -> GameLog:
     """`seat`'s log made from a full log that verifies: the lines `LogWriter(seat=seat)`
     writes, numbered as in its file."""
+    header = redact_header(log.header, seat)
     deals = [round_start_line(first_state(log), seat)]
     deal_lines = {0: 2}  # the header is line 1
+    written = hashlib.sha256(line_bytes(header) + b"\n" + line_bytes(deals[0]) + b"\n")
     decisions: list[DecisionLine] = []
     lines: dict[int, int] = {}
     rounds: list[RoundLine] = []
@@ -73,15 +77,18 @@ def redact(log: GameLog, seat: int) -> GameLog:
     for step in states(log):
         number += 1
         decisions.append(redact_decision(step.line, step.before, step.after, seat))
+        written.update(line_bytes(decisions[-1]) + b"\n")
         lines[step.n] = number
         if step.result is None or step.result.number not in recorded:
             continue  # (a cut log may stop between a round's last decision and its end)
         number += 1
         rounds.append(recorded[step.result.number])
+        written.update(line_bytes(rounds[-1]) + b"\n")
         round_lines[step.result.number] = number
         if step.after.outcome is None:
             number += 1
             deals.append(round_start_line(step.after, seat))
+            written.update(line_bytes(deals[-1]) + b"\n")
             deal_lines[step.after.round_index] = number
     footer = log.footer
     if footer is not None:
@@ -90,10 +97,12 @@ def redact(log: GameLog, seat: int) -> GameLog:
             footer,
             faults=[redact_fault(f, seat) for f in footer.faults],
             notices=[redact_fault(n, seat) for n in footer.notices],
+            # The digest of this log's own lines before its footer, as its writer takes it.
+            sha256=None if footer.sha256 is None else "sha256:" + written.hexdigest(),
         )
     return GameLog(
         path=log.path,
-        header=redact_header(log.header, seat),
+        header=header,
         decisions=decisions,
         rounds=rounds,
         footer=footer,

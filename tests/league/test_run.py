@@ -154,9 +154,11 @@ def write_league(
 
 def core(standings: dict[str, Any]) -> dict[str, Any]:
     """Standings without the latencies and the decision time excused for the referee's
-    lag, which are measured, not decided by the seeds."""
+    lag, which are measured, not decided by the seeds, nor the commitment, which names
+    each run's own key and time."""
     bots = [{k: v for k, v in b.items() if k not in LATENCY} for b in standings["bots"]]
-    return {**{k: v for k, v in standings.items() if k != "clocks"}, "bots": bots}
+    kept = {k: v for k, v in standings.items() if k not in ("clocks", "commitment")}
+    return {**kept, "bots": bots}
 
 
 def outcomes(records: list[Record]) -> list[tuple[Any, ...]]:

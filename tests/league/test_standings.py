@@ -295,7 +295,7 @@ def test_a_game_is_recorded_once(tmp_path: Path) -> None:
         assert ledger.record(first)
         again = rec(1, ["a", "b", "c"], [1, 2, 3], [1, 2, 3])  # same index, other content
         assert not ledger.record(again)
-        assert ledger.records() == [first]
+        assert ledger.records() == [dataclasses.replace(first, seq=1)]  # the first recorded
         assert ledger.done() == {1}
     finally:
         ledger.close()
@@ -311,7 +311,11 @@ def test_records_come_back_whole_and_in_schedule_order(tmp_path: Path) -> None:
     ledger.close()
     reopened = Ledger(tmp_path / "league.db")
     try:
-        assert reopened.records() == records
+        # In schedule order, each with its place in the order of recording (reversed here).
+        orders = [len(records) - k for k in range(len(records))]
+        assert reopened.records() == [
+            dataclasses.replace(r, seq=n) for r, n in zip(records, orders, strict=True)
+        ]
         assert reopened.done() == {0, 1, 2, 3}
     finally:
         reopened.close()
@@ -353,7 +357,10 @@ async def test_a_commit_in_a_thread_ends_whole_when_the_league_is_cut_short(
             go_on.set()
         assert cut.cancel_called and told == [0, 1]  # the caller learns of the commit
         assert busy == ["begin 0", "end 0", "begin 1", "end 1"]  # one user at a time
-        assert ledger.records() == [first, second]
+        assert ledger.records() == [
+            dataclasses.replace(first, seq=1),
+            dataclasses.replace(second, seq=2),
+        ]
         assert not await ledger.in_thread(ledger.record, first)  # and only once
     finally:
         ledger.close()

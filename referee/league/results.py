@@ -124,7 +124,6 @@ def game_entry(rec: Record) -> dict[str, Any]:
         "scores": list(rec.scores),
         "ranks": list(rec.ranks),
         "forfeited": list(rec.forfeited),
-        "decisions": rec.decisions,
         "log_sha256": rec.log_sha256,
         "seq": rec.seq,
     }

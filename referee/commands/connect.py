@@ -18,6 +18,13 @@ from .common import env_option, fail, parse_env, run_trio
     required=True,
     help="File holding the bot's token.",
 )
+@click.option(
+    "--nonce",
+    metavar="TEXT",
+    default=None,
+    help="Sent in the login: the bot's contribution to the deals' seeds where the "
+    "league mixes them in (up to 128 printable ASCII characters).",
+)
 @click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
 @env_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -25,6 +32,7 @@ def connect_cmd(
     address: str,
     name: str,
     token_file: str,
+    nonce: str | None,
     no_reconnect: bool,
     env_pairs: tuple[str, ...],
     command: tuple[str, ...],
@@ -34,10 +42,13 @@ def connect_cmd(
     The bot gets the environment of a bot the referee starts (PATH, a scratch folder
     as HOME, TMPDIR and SCRATCH, a UTF-8 locale) and the --env variables, nothing else."""
     import logging
+    import re
     from pathlib import Path
 
+    from protocol.messages import LOGIN_NONCE_MAX
+
     from ..bots.process import BotSpec, findable
-    from ..bots.tokens import token_problem
+    from ..bots.tokens import keep_out_of_core_dumps, token_problem
     from ..net.bridge import run_bridge
     from ..text import NAME_RULE, ShownFormatter, name_problem, quoted, shown
 
@@ -50,6 +61,9 @@ def connect_cmd(
     host, sep, port_text = address.rpartition(":")
     if not sep or not host or not port_text.isdigit():
         fail(f"{address}: expected HOST:PORT")
+    if nonce is not None and not re.fullmatch(rf"[ -~]{{0,{LOGIN_NONCE_MAX}}}", nonce):
+        fail(f"--nonce: at most {LOGIN_NONCE_MAX} printable ASCII characters (space to ~)")
+    keep_out_of_core_dumps()  # before the token is read
     try:
         token = Path(token_file).read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
@@ -70,6 +84,7 @@ def connect_cmd(
                 command,
                 reconnect=not no_reconnect,
                 env=env,
+                nonce=nonce,
             )
         )
     except KeyboardInterrupt:

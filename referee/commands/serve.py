@@ -65,6 +65,7 @@ def serve_cmd(
 
     import trio
 
+    from ..bots.tokens import keep_out_of_core_dumps
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
@@ -79,6 +80,7 @@ def serve_cmd(
     handler = logging.StreamHandler()
     handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    keep_out_of_core_dumps()  # before a token is read
     config = load_league(config_file, out, sandbox, cluster, keep_going)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()

@@ -59,9 +59,11 @@ async def run_bridge(
     retries: int = 5,
     retry_delay_s: float = 1.0,
     env: Mapping[str, str] | None = None,
+    nonce: str | None = None,
 ) -> Outcome:
     """Relay `argv` to the server until the league is over (or login is refused);
-    each bot started gets `bot_environment` with `env` over it."""
+    each bot started gets `bot_environment` with `env` over it. `nonce` goes in every
+    login."""
     spec = BotSpec(name=name, argv=tuple(argv), env=dict(env or {}))
     failures = 0
     outcome = Outcome("dropped", "never connected")
@@ -77,8 +79,9 @@ async def run_bridge(
             await trio.sleep(retry_delay_s)
             continue
         failures = 0
+        login = m.Login(name=spec.name, token=token, nonce=nonce)
         async with stream:
-            outcome = await _one_session(stream, token, spec)
+            outcome = await _one_session(stream, login, spec)
         log.info("%s: connection ended: %s %s", name, outcome.kind, outcome.detail)
         if outcome.kind == "busy" and reconnect:
             await trio.sleep(retry_delay_s)  # no bot was started; room comes with time
@@ -87,9 +90,9 @@ async def run_bridge(
             return outcome
 
 
-async def _one_session(stream: trio.SocketStream, token: str, spec: BotSpec) -> Outcome:
+async def _one_session(stream: trio.SocketStream, login: m.Login, spec: BotSpec) -> Outcome:
     try:
-        await stream.send_all(encode(m.Login(name=spec.name, token=token)))
+        await stream.send_all(encode(login))
     except (trio.BrokenResourceError, OSError) as exc:
         return Outcome("dropped", f"cannot send login: {exc}")
     framer = LineFramer()

@@ -160,7 +160,9 @@ class BotServer:
         self.config = config
         self.limits: ServerLimits = config.server
         self.slots = {
-            b.name: _Slot(digest=_digest(b.token)) for b in config.bots if b.tcp and b.token
+            b.name: _Slot(digest=digest)
+            for b in config.bots
+            if b.tcp and (digest := b.token_digest) is not None
         }
         self.guard = guard if guard is not None else LoginGuard()
         # At least PING_S, the longest a check of a connected bot may take (a benchmark
@@ -172,6 +174,8 @@ class BotServer:
         self._changed = trio.Event()  # set (and replaced) whenever a slot changes
         self._nursery: trio.Nursery | None = None
         self._nonce = 0
+        # Each name's `nonce` from its first good login, kept for the server's life.
+        self.nonces: dict[str, str] = {}
         self.on_login: Callable[[str], None] | None = None  # test hook
 
     # ---------------------------------------------------------------- accepting
@@ -305,6 +309,9 @@ class BotServer:
             self._forget(session)
             return None
         log.info("%s logged in from %s", login.name, peer)
+        if login.name not in self.nonces:
+            self.nonces[login.name] = login.nonce or ""
+            self._notify()
         self.park(session)
         if self.on_login is not None:
             self.on_login(login.name)

@@ -18,6 +18,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     import json as jsonlib
     from pathlib import Path
 
+    from ..league import transport
     from ..league.ledger import Ledger, LedgerError
     from ..league.output import print_standings  # not run: less to import
 
@@ -41,6 +42,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
             records = [r for r in ledger.records() if r.unit < counted]
             standings = compute(names, records, ledger.sandbox(), ledger.lag_warning())
             standings.match = match
+            standings.transport = transport.recorded(ledger.db)
     finally:
         ledger.close()
     if as_json:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from openskill.models import PlackettLuce
 
     from .records import Record, SandboxRecord
+    from .transport import Transport
 
 Rated = tuple[float, float]  # a bot's (mu, sigma)
 
@@ -186,6 +187,7 @@ class Standings:
     match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
     clocks: Clocks = field(default_factory=Clocks)
     failed_starts: list[FailedStart] = field(default_factory=list)  # in schedule order
+    transport: Transport | None = None  # a served league's: TLS or plain TCP (see .transport)
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -218,6 +220,8 @@ class Standings:
         }
         if self.match is not None:
             shown["match"] = self.match
+        if self.transport is not None:
+            shown["transport"] = self.transport.to_json()
         return shown
 
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import msgspec
 
+from ..league import transport
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
@@ -147,6 +148,7 @@ def read_league(out: Path, title: str | None) -> League:
         records = ledger.records()
         sandbox = ledger.sandbox()
         lag_warning = ledger.lag_warning()
+        served = transport.recorded(ledger.db)
     finally:
         ledger.close()
     name = meta.get("name", out.name)
@@ -157,7 +159,9 @@ def read_league(out: Path, title: str | None) -> League:
         title=title or f"{name}: results",
         names=names,
         records=records,
-        standings=compute(names, records, sandbox, lag_warning),
+        standings=dataclasses.replace(
+            compute(names, records, sandbox, lag_warning), transport=served
+        ),
         scheduled=scheduled,
         published=_published(records, unit_games),
         preset=meta.get("preset"),

@@ -61,11 +61,15 @@ async def test_a_nonce_that_is_not_short_printable_ascii_makes_the_login_malform
 @pytest.mark.parametrize(
     ("options", "said"),
     [
+        (["--pin", "sha256:abc"], "--pin 'sha256:abc': expected sha256: and 64 hexadecimal"),
+        (["--pin", "ab" * 32], "--pin '" + "ab" * 32 + "': expected sha256:"),
+        (["--pin", "sha256:" + "ab" * 32, "--ca", "ca.pem"], "--pin and --ca: give one"),
         (["--nonce", "x" * 129], "--nonce: at most 128 printable ASCII characters"),
         (["--nonce", "caf\u00e9"], "--nonce: at most 128 printable ASCII characters"),
+        (["--ca", "no-such-ca.pem"], "--ca no-such-ca.pem: cannot read: No such file"),
     ],
 )
-def test_connect_refuses_a_bad_nonce_before_anything(
+def test_connect_refuses_a_bad_pin_nonce_or_ca_before_anything(
     tmp_path: Path, options: list[str], said: str
 ) -> None:
     (tmp_path / "c.token").write_text(TOKEN_C)

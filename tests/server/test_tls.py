@@ -244,6 +244,32 @@ async def test_a_client_that_stalls_in_its_handshake_is_cut_while_a_bot_logs_in(
     assert "and 2 connections refused without a good login line" in caplog.text
 
 
+async def test_a_connection_in_its_tls_handshake_is_pushed_out_by_newer_ones(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The lobby holds a connection in its TLS handshake as one that has not logged in:
+    # the third from one address pushes the oldest out, long before handshake_ms.
+    caplog.set_level(logging.INFO, logger="referee")
+    extra = "[server]\nhandshake_ms = 600000\nmax_handshakes_per_address = 2"
+    config = load_config(league_file(tmp_path, tcp=True, extra=extra))
+    server = BotServer(config, tls=self_signed(tmp_path / "tls", "127.0.0.1").context)
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, "127.0.0.1", 0)
+            port = listeners[0].socket.getsockname()[1]
+            streams = []
+            for _ in range(3):
+                streams.append(await trio.open_tcp_stream("127.0.0.1", port))
+                await streams[-1].send_all(client_hello()[:20])
+            assert await closed_by_the_server(streams[0])
+            assert len(server.lobby.waiting) == 2
+            for stream in streams:
+                await stream.aclose()
+            nursery.cancel_scope.cancel()
+    assert server.lobby.pushed_out == 1
+    assert "pushed out in its TLS handshake" in caplog.text
+
+
 def partial_bridge(port: int, name: str, token: str, **tls: Any) -> Callable[[], Awaitable[Any]]:
     """A bridge of bot `name` to 127.0.0.1:port, to start in a nursery."""
     return lambda: run_bridge("127.0.0.1", port, name, token, RANDOM, **tls)

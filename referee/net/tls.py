@@ -99,45 +99,49 @@ def _no_password() -> str:
     raise TlsError(ENCRYPTED)
 
 
-def server_tls(cert: Path, key: Path) -> ServerTls:
+def server_tls(
+    cert: Path, key: Path, *, options: tuple[str, str] = ("--tls-cert", "--tls-key")
+) -> ServerTls:
     """The server's context from a PEM certificate chain (the server's own first) and
-    its PEM key; `TlsError` names the file that cannot be used."""
+    its PEM key; `TlsError` names the file that cannot be used, after the `options`
+    they were given by."""
+    of_cert, of_key = f"{options[0]} {cert}", f"{options[1]} {key}"
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
     try:
         chain = x509.load_pem_x509_certificates(cert.read_bytes())
     except OSError as exc:
-        raise TlsError(f"--tls-cert {cert}: cannot read: {exc.strerror}") from None
+        raise TlsError(f"{of_cert}: cannot read: {exc.strerror}") from None
     except ValueError:
-        raise TlsError(f"--tls-cert {cert}: not a PEM certificate") from None
+        raise TlsError(f"{of_cert}: not a PEM certificate") from None
     leaf = chain[0]
     try:
         private = serialization.load_pem_private_key(key.read_bytes(), password=None)
     except OSError as exc:
-        raise TlsError(f"--tls-key {key}: cannot read: {exc.strerror}") from None
+        raise TlsError(f"{of_key}: cannot read: {exc.strerror}") from None
     except TypeError:  # a password was needed
-        raise TlsError(f"--tls-key {key}: {ENCRYPTED}") from None
+        raise TlsError(f"{of_key}: {ENCRYPTED}") from None
     except ValueError:
-        raise TlsError(f"--tls-key {key}: not a PEM private key") from None
+        raise TlsError(f"{of_key}: not a PEM private key") from None
     public = serialization.PublicFormat.SubjectPublicKeyInfo
     der = serialization.Encoding.DER
     if private.public_key().public_bytes(der, public) != leaf.public_key().public_bytes(
         der, public
     ):
-        raise TlsError(f"--tls-key {key}: not the key of the certificate in {cert}")
+        raise TlsError(f"{of_key}: not the key of the certificate in {cert}")
     now = dt.datetime.now(dt.UTC)
     if leaf.not_valid_after_utc < now:
-        raise TlsError(f"--tls-cert {cert}: expired on {leaf.not_valid_after_utc:%Y-%m-%d}")
+        raise TlsError(f"{of_cert}: expired on {leaf.not_valid_after_utc:%Y-%m-%d}")
     if leaf.not_valid_before_utc > now:
         raise TlsError(
-            f"--tls-cert {cert}: not valid before {leaf.not_valid_before_utc:%Y-%m-%d %H:%M} UTC"
+            f"{of_cert}: not valid before {leaf.not_valid_before_utc:%Y-%m-%d %H:%M} UTC"
         )
     context = _context(ssl.Purpose.CLIENT_AUTH)
     try:
         context.load_cert_chain(cert, key, password=_no_password)
     except ssl.SSLError as exc:
-        raise TlsError(f"--tls-cert {cert}: {exc.reason or exc}") from None
+        raise TlsError(f"{of_cert}: {exc.reason or exc}") from None
     return ServerTls(context, fingerprint(leaf.public_bytes(der)), cert, key)
 
 
@@ -149,7 +153,7 @@ def self_signed(folder: Path, host: str) -> ServerTls:
     if not (cert.is_file() and key.is_file()):
         _make_self_signed(folder, host)
     try:
-        return server_tls(cert, key)
+        return server_tls(cert, key, options=("the certificate", "the key"))
     except TlsError as exc:
         raise TlsError(f"{exc}; remove {folder} to make a new certificate") from None
 

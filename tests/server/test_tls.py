@@ -35,7 +35,7 @@ from referee.league.run import run_league
 from referee.league.transport import INSECURE
 from referee.net.bridge import run_bridge
 from referee.net.server import PLAIN_TO_TLS, BotServer
-from referee.net.tls import client_context, fingerprint, self_signed
+from referee.net.tls import TlsError, client_context, fingerprint, self_signed, server_tls
 from tests.server._served import (
     ENV,
     RANDOM,
@@ -344,3 +344,31 @@ def test_a_league_once_served_in_plain_text_on_a_public_address_stays_said_so() 
     # Resumed over TLS: its earlier games crossed the network in the clear all the same.
     assert transport.note(db, transport.Transport("tls", fp)).kind == "insecure-plaintext"
     assert transport.recorded(db) == transport.Transport("insecure-plaintext")
+
+
+def test_a_certificate_or_key_serve_cannot_use_is_named_in_one_line(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    cert = trustme.CA().issue_cert("127.0.0.1")
+    other = trustme.CA().issue_cert("127.0.0.1")
+    cert.cert_chain_pems[0].write_to_path(str(tmp_path / "server.crt"))
+    other.private_key_pem.write_to_path(str(tmp_path / "other.key"))
+    (tmp_path / "junk.pem").write_text("not a certificate\n")
+    key = serialization.load_pem_private_key(cert.private_key_pem.bytes(), password=None)
+    (tmp_path / "locked.key").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"secret"),
+        )
+    )
+    crt = tmp_path / "server.crt"
+    for cert_file, key_file, said in (
+        (tmp_path / "junk.pem", tmp_path / "other.key", "--tls-cert {c}: not a PEM certificate"),
+        (crt, tmp_path / "other.key", "--tls-key {k}: not the key of the certificate in {c}"),
+        (crt, tmp_path / "locked.key", "--tls-key {k}: the key is encrypted"),
+        (crt, tmp_path / "none.key", "--tls-key {k}: cannot read: No such file"),
+    ):
+        with pytest.raises(TlsError) as info:
+            server_tls(cert_file, key_file)
+        assert str(info.value).startswith(said.format(c=cert_file, k=key_file)), info.value

@@ -70,6 +70,10 @@ BotSeed = Annotated[int, Meta(ge=0, le=UINT32_MAX)]
 Version = Annotated[int, Meta(ge=1, le=INT32_MAX)]
 LineBytes = Annotated[int, Meta(ge=1, le=LINE_MAX)]
 MoveIndex = Annotated[int, Meta(ge=0, le=LEGAL_MAX - 1)]
+# A login's nonce: at most 128 characters of printable ASCII (space to `~`). `$` alone
+# would let a final newline through (Python's `$` matches before one).
+LOGIN_NONCE_MAX = 128
+LoginNonce = Annotated[str, Meta(max_length=LOGIN_NONCE_MAX, pattern=r"^[ -~]*$(?!\n)")]
 
 Action = Literal["play", "draw", "pass", "end"]
 
@@ -347,11 +351,13 @@ class Ready(Message, tag="ready", kw_only=True, omit_defaults=True):
 
 
 class Login(Message, tag="login", kw_only=True):
-    """TCP only: the first line on a connection, before `hello`; see spec/PROTOCOL.md."""
+    """TCP only: the first line on a connection, before `hello`; see spec/PROTOCOL.md.
+    `nonce`: the entrant's own contribution to the deals' seeds (recorded)."""
 
     name: str
     token: str
     protocol: Version = PROTOCOL_VERSION
+    nonce: LoginNonce | None = None
 
 
 class MoveReply(Message, tag="move", kw_only=True, omit_defaults=True):

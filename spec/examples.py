@@ -85,7 +85,8 @@ DEAL_KEY = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 SESSION_SEED = 7
 VARIANTS_SEED = 3
 FAULTS_SEED = 1
-TOKEN = "tROojch5esxQ6SLUkDtKMqYxLu9G1HASFY7L2OLY-7Y"  # as `referee token` prints
+TOKEN = "mxt_tROojch5esxQ6SLUkDtKMqYxLu9G1HASFY7L2OLY-7Y"  # as `referee token` prints
+NONCE = "4f1c9a02"  # an entrant's contribution to the deals' seeds
 GAMES_TIMEOUT_S = 120  # a few seconds on an idle machine
 
 # The values that vary from run to run, as the log examples show them.
@@ -365,7 +366,9 @@ async def tcp(workdir: Path) -> dict[str, list[Line]]:
         listeners = await nursery.start(partial(trio.serve_tcp, handle, 0, host="127.0.0.1"))
         port = listeners[0].socket.getsockname()[1]
         nursery.start_soon(
-            partial(run_bridge, "127.0.0.1", port, "my-bot", TOKEN, GREEDY, reconnect=False)
+            partial(
+                run_bridge, "127.0.0.1", port, "my-bot", TOKEN, GREEDY, reconnect=False, nonce=NONCE
+            )
         )
         await logged_in.wait()
         await server.close()  # `bye`: the league is over

@@ -26,6 +26,9 @@ from .league_options import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..league.config import LeagueConfig
     from ..league.standings import Standings
 
 
@@ -39,6 +42,29 @@ if TYPE_CHECKING:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games at once.")
 @click.option("--out", metavar="DIRECTORY", default=None, help="Output folder.")
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
+@click.option(
+    "--tls",
+    "tls_mode",
+    type=click.Choice(["self-signed"]),
+    default=None,
+    help="Serve over TLS with a key and certificate made on the first start and kept in "
+    "OUT/tls; its fingerprint is printed with the address, for connect --pin.",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Serve over TLS with this PEM certificate chain (the server's first).",
+)
+@click.option(
+    "--tls-key", type=click.Path(dir_okay=False), default=None, help="The key of --tls-cert."
+)
+@click.option(
+    "--insecure-plaintext",
+    is_flag=True,
+    help="Allow plain TCP on an address that is not loopback: tokens and hands cross "
+    "the network unencrypted (the standings and the site say so).",
+)
 @cluster_option
 @quiet_option
 @report_every_option
@@ -53,6 +79,10 @@ def serve_cmd(
     jobs: int | None,
     out: str | None,
     resume: bool,
+    tls_mode: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    insecure_plaintext: bool,
     cluster: str | None,
     quiet: bool,
     report_every: int,
@@ -62,12 +92,14 @@ def serve_cmd(
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
+    Plain TCP only on a loopback address (127.0.0.1, ::1, localhost) unless
+    --insecure-plaintext; elsewhere --tls self-signed, or --tls-cert and --tls-key.
     With --cluster, games without a tcp seat run on the cluster's workers; games
     with one are played here, where the connections are."""
     import logging
+    from pathlib import Path
 
-    import trio
-
+    from ..bots.tokens import keep_out_of_core_dumps
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
     from ..league.ledger import LedgerError
@@ -75,6 +107,7 @@ def serve_cmd(
     from ..league.starts import CannotPlay
     from ..logs.outputs import OutputError
     from ..net.server import serve_league
+    from ..net.tls import TlsError, is_loopback, self_signed, server_tls
     from ..site import SiteError
     from ..text import ShownFormatter
 
@@ -82,7 +115,33 @@ def serve_cmd(
     handler = logging.StreamHandler()
     handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    if (tls_cert is None) != (tls_key is None):
+        fail("--tls-cert and --tls-key: give both, the certificate chain and its key")
+    if tls_mode is not None and tls_cert is not None:
+        fail("--tls self-signed and --tls-cert: give one")
+    secure = tls_mode is not None or tls_cert is not None
+    if secure and insecure_plaintext:
+        fail("--insecure-plaintext: not with TLS (--tls, --tls-cert)")
+    public = not is_loopback(host)
+    if public and not secure and not insecure_plaintext:
+        fail(
+            f"--host {host}: plain TCP on an address that is not loopback would show every "
+            "token and hand to the network; serve over TLS (--tls self-signed, or --tls-cert "
+            "and --tls-key), or allow it with --insecure-plaintext"
+        )
+    keep_out_of_core_dumps()  # before a token is read
     config = load_league(config_file, out, sandbox, cluster, keep_going)
+    tls = None
+    try:
+        if tls_cert is not None and tls_key is not None:
+            tls = server_tls(Path(tls_cert), Path(tls_key))
+            check_key_hidden(config, tls.key)
+        elif tls_mode is not None:
+            tls = self_signed(config.out / "tls", host)
+    except TlsError as exc:
+        fail(str(exc))
+    if public:
+        say_public(config, host, insecure_plaintext)
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
     judge, lines = match_judge(config, quiet)
@@ -92,7 +151,13 @@ def serve_cmd(
     async def run() -> Standings:
         result: list[Standings] = []
 
-        async def league(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        def listening(address: tuple[str, int]) -> None:
+            # The first line, before the league's own (its commitment): a script reads it.
+            over = f" (tls, certificate {tls.fingerprint})" if tls is not None else ""
+            click.echo(f"listening on {address[0]}:{address[1]}{over}")
+            sys.stdout.flush()
+
+        async def league() -> None:
             async with open_cluster(cluster, workers) as dask:
                 result.append(
                     await serve_league(
@@ -104,18 +169,16 @@ def serve_cmd(
                         console=console,
                         quiet=quiet,
                         report_every=report_every,
-                        task_status=task_status,
+                        on_listening=listening,
                         cluster=dask,
                         judge=judge,
                         site=site,
                         beacon=beacon,
+                        tls=tls,
                     )
                 )
 
-        async with trio.open_nursery() as nursery:
-            address = await nursery.start(league)
-            click.echo(f"listening on {address[0]}:{address[1]}")
-            sys.stdout.flush()
+        await league()
         return result[0]
 
     try:
@@ -138,3 +201,42 @@ def serve_cmd(
     status = print_outcome(console, config, standings, judge, lines)
     say_written(console, config, site)
     sys.exit(status)
+
+
+def check_key_hidden(config: LeagueConfig, key: Path) -> None:
+    """--tls-key is out of every sandboxed bot's sight, as token files are; a one-line
+    error (exit 2) if a bot's view would hold it."""
+    from ..bots.sandbox import Hidden
+    from ..league.config import ConfigError, check_sandboxes, hidden_places
+
+    place = Hidden(str(key), "the TLS key (--tls-key)", "keep it outside the bots' folders")
+    try:
+        check_sandboxes(config, (*hidden_places(config), place))
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def say_public(config: LeagueConfig, host: str, insecure: bool) -> None:
+    """On an address that is not loopback: a warning line for plain TCP, and one naming
+    the tcp bots whose tokens the league file (or what it points to) holds."""
+    from ..text import shown
+
+    if insecure:
+        click.echo(
+            f"referee: warning: serving plain TCP on {shown(host)} (--insecure-plaintext): "
+            "tokens and hands cross the network unencrypted; the standings and the site "
+            "will say so",
+            err=True,
+        )
+    plain = [b.name for b in config.bots if b.tcp and b.token is not None]
+    if plain:
+        click.echo(
+            shown(
+                f"referee: warning: {', '.join(plain)}: the league file gives "
+                f"{'its token' if len(plain) == 1 else 'their tokens'} (token, token_env "
+                "or token_file), so whoever reads it can log in as "
+                f"{'that bot' if len(plain) == 1 else 'them'}; each bot's author can run "
+                "`referee token new NAME` and send you the token_sha256 line to use instead"
+            ),
+            err=True,
+        )

@@ -18,6 +18,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
     import json as jsonlib
     from pathlib import Path
 
+    from ..league import transport
     from ..league.ledger import Ledger, LedgerError
     from ..league.output import print_standings  # not run: less to import
 
@@ -42,6 +43,7 @@ def standings_cmd(out_dir: str, as_json: bool) -> None:
             standings = compute(names, records, ledger.sandbox(), ledger.lag_warning())
             standings.match = match
             standings.commitment = ledger.commitment()
+            standings.transport = transport.recorded(ledger.db)
     finally:
         ledger.close()
     if as_json:

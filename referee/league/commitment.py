@@ -140,7 +140,7 @@ def league_terms(config: LeagueConfig) -> dict[str, Any]:
             "new": m.new,
             "base": m.base,
             "field": list(m.field),
-            "max_units": m.max_units,
+            # Not max_games, which a resumed match may raise (as its fingerprint allows).
             "units": "unit U: deal U, NEW then BASE in seat U mod table, the field in the "
             "other seats in file order",
         }

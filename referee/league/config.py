@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import shlex
 import tomllib
 from collections.abc import Sequence
@@ -36,7 +37,8 @@ from .standings import LAG_WARNING
 from .starts import START_FAILURES
 
 FORMATS = ("round-robin", "gauntlet", "match")
-_TOKEN_KEYS = ("token", "token_env", "token_file")
+_TOKEN_KEYS = ("token", "token_env", "token_file", "token_sha256")
+_SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class ConfigError(ValueError):
@@ -58,6 +60,7 @@ class BotEntry:
     restart: str = "never"  # "always": a fresh process for every game
     transport: str = "stdio"  # "tcp": the bot connects to `referee serve`
     token: str | None = field(default=None, repr=False)  # tcp only; never printed
+    token_sha256: str | None = field(default=None, repr=False)  # tcp only: the token's hash
     # What a worker of a cluster must offer to run this bot (Dask worker resources).
     resources: dict[str, float] = field(default_factory=dict, compare=False)
     time: TimeControl | None = None  # its own clocks (time odds); None: the league's [time]
@@ -71,6 +74,14 @@ class BotEntry:
     def name(self) -> str:
         """The bot's unique name."""
         return self.spec.name
+
+    @property
+    def token_digest(self) -> bytes | None:
+        """What a tcp bot's login is checked against: the SHA-256 of its token (given
+        by `token_sha256`, or of the token itself); None when its token was not read."""
+        if self.token_sha256 is not None:
+            return bytes.fromhex(self.token_sha256)
+        return hashlib.sha256(self.token.encode()).digest() if self.token else None
 
 
 @dataclass(frozen=True)
@@ -470,7 +481,9 @@ def _tcp_bot(
     raw: BotTable, given: set[str], key: str, base: Path, tokens: bool, path: Path
 ) -> BotEntry:
     """A `transport = "tcp"` bot (`given`: the keys of its table): no command, exactly
-    one source for its token, and a token of at least 128 bits (`referee.bots.tokens`).
+    one source for its token, and a token of at least 128 bits (`referee.bots.tokens`),
+    or `token_sha256`, the token's SHA-256 (64 hexadecimal digits), which is all the
+    server needs to check a login.
 
     Error messages name the key, never the token; a weak token's names the league
     file `path`, the bot and where the token came from."""
@@ -490,12 +503,24 @@ def _tcp_bot(
             raise ConfigError(f'{key}.{k}: not used with transport = "tcp"')
     sources = [k for k in _TOKEN_KEYS if k in given]
     if len(sources) != 1:
-        raise ConfigError(f"{key}: a tcp bot needs exactly one of token, token_env, token_file")
+        raise ConfigError(
+            f"{key}: a tcp bot needs exactly one of token, token_env, token_file, token_sha256"
+        )
     source = sources[0]
     value: str = getattr(raw, source)
     name = raw.name
     if not tokens:
         return BotEntry(spec=BotSpec(name=name, argv=()), transport="tcp")
+    if source == "token_sha256":
+        if not _SHA256_HEX.fullmatch(value):
+            # Not quoted: a token pasted here by mistake stays unsaid.
+            raise ConfigError(
+                f"{path}: {key}.token_sha256 (bot {name!r}): expected 64 hexadecimal digits, "
+                f"the SHA-256 of the token that `referee token new NAME` prints; "
+                f"got {len(value)} characters"
+            )
+        spec = BotSpec(name=name, argv=())
+        return BotEntry(spec=spec, transport="tcp", token_sha256=value.lower())
     if source == "token":
         token, where = value, "given in the file"
     elif source == "token_env":

@@ -287,6 +287,10 @@ def markdown(standings: Standings, title: str) -> str:
     if standings.sandbox is not None:
         said = standings.sandbox.line()
         lines += [said[:1].upper() + said[1:] + ".", ""]
+    if standings.transport is not None:
+        said = standings.transport.line()
+        said = said[:1].upper() + said[1:] + "."
+        lines += [f"**{said}**" if standings.transport.insecure else said, ""]
     if standings.clocks.measured:
         said = standings.clocks.sentence()
         lines += [f"**{said}**" if standings.clocks.overloaded else said, ""]
@@ -405,8 +409,9 @@ def _plain(text: str) -> str:
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:
-    """The final tables with the legend, whether the bots ran in the sandbox, and how
-    much of their decision time was excused for the referee's own lag."""
+    """The final tables with the legend, whether the bots ran in the sandbox, how a
+    served league's tcp bots connected, and how much of their decision time was
+    excused for the referee's own lag."""
     print_table(console, standings, title, explain=True)
     head = head_table(standings)
     if natural_width(head) <= console.width:
@@ -422,6 +427,13 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
             shown(standings.sandbox.line()),
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
+            highlight=False,
+        )
+    if standings.transport is not None:
+        console.print(
+            standings.transport.line(),
+            style="bold yellow" if standings.transport.insecure else None,
+            markup=False,
             highlight=False,
         )
     if standings.failed_starts:

@@ -283,7 +283,7 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
     token: Annotated[
         str | UnsetType,
         _meta(
-            "A tcp bot's secret (at least 128 bits: `referee token`), given here.",
+            "A tcp bot's secret (at least 128 bits: `referee token new NAME`), given here.",
             default=_NO_DEFAULT,
             secret=True,
         ),
@@ -300,6 +300,16 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
         _meta(
             "A tcp bot's secret (at least 128 bits), from this file (relative to the league file).",
             default=_NO_DEFAULT,
+        ),
+    ] = UNSET
+    token_sha256: Annotated[
+        str | UnsetType,
+        _meta(
+            "A tcp bot's secret as its SHA-256 (64 hexadecimal digits, what `referee token "
+            "new NAME` prints on stderr): the server checks logins against it and never "
+            "holds the token.",
+            default=_NO_DEFAULT,
+            secret=True,
         ),
     ] = UNSET
     sandbox: Annotated[

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from openskill.models import PlackettLuce
 
     from .records import Record, SandboxRecord
+    from .transport import Transport
 
 Rated = tuple[float, float]  # a bot's (mu, sigma)
 
@@ -187,6 +188,7 @@ class Standings:
     clocks: Clocks = field(default_factory=Clocks)
     failed_starts: list[FailedStart] = field(default_factory=list)  # in schedule order
     commitment: str | None = None  # the league's commitment (referee.league.commitment)
+    transport: Transport | None = None  # a served league's: TLS or plain TCP (see .transport)
 
     def to_json(self) -> dict[str, Any]:
         """A plain, JSON-ready form."""
@@ -221,6 +223,8 @@ class Standings:
             shown["match"] = self.match
         if self.commitment is not None:
             shown["commitment"] = self.commitment
+        if self.transport is not None:
+            shown["transport"] = self.transport.to_json()
         return shown
 
 

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..bots.faults import FaultKind
+from . import transport
 from .records import Record, SandboxRecord, read_records
 from .standings import (
     LAG_WARNING,
@@ -298,8 +299,9 @@ def standings(
     lag_warning: float = LAG_WARNING,
 ) -> Standings:
     """The standings of `names` from the stored totals, in one read transaction: the
-    same as `compute` over every record (with the same `lag_warning`). `history` (the
-    chart's, one point per game and bot) is read only when asked."""
+    same as `compute` over every record (with the same `lag_warning`), with how a
+    served league's tcp bots connected (`transport.recorded`). `history` (the chart's,
+    one point per game and bot) is read only when asked."""
     catch_up(db)
     db.execute("BEGIN")
     try:
@@ -336,6 +338,9 @@ def standings(
                 (f'%"{FaultKind.STARTUP_FAILURE.value}"%',),
             )
         )
+        served = transport.recorded(db)
     finally:
         db.execute("COMMIT")
-    return ranked(list(table.values()), head, games, sandbox, clocks, failed)
+    result = ranked(list(table.values()), head, games, sandbox, clocks, failed)
+    result.transport = served
+    return result

@@ -374,12 +374,9 @@ class Verifier:
             return by_index.get
         table = int(terms["table"])
         new, base, fld = str(match["new"]), str(match["base"]), [str(f) for f in match["field"]]
-        units = match.get("max_units")
 
         def of(index: int) -> tuple[int, int, int, int, list[str]] | None:
             unit, which = divmod(index, 2)
-            if units is not None and unit >= int(units):
-                return None
             me, other = (new, base) if which == 0 else (base, new)
             others = iter(fld or [other])
             tested = unit % table

@@ -8,10 +8,17 @@ as HOME, removed when the bot ends) plus the variables given to the bridge, neve
 the bridge's own: the token and whatever else the shell that runs
 `referee connect` holds stay out of the bot's reach.
 
+Over TLS the bridge verifies the server before it sends anything (the login holds
+the token): the context checks the certificate against CAs and the host name, or a
+pin is compared with the certificate's fingerprint after the handshake. A refused
+certificate, a pin that does not match, or a server that does not speak TLS ends the
+bridge (`tls`); trying again would meet the same server.
+
 When the server ends the connection for any reason but the end of the league
 (`bye` with reason `done`) or a refused login, the bridge starts a fresh bot and
-logs in again for later games. A server that is full (`error` code `busy`) is
-asked again every `retry_delay_s` until it has room.
+logs in again for later games. A server that is full (`error` code `busy`, or over
+TLS a connection closed mid-handshake, as the server cannot say `busy` before it)
+is asked again every `retry_delay_s` until it has room.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import contextlib
 import logging
 import os
 import shutil
+import ssl
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +40,7 @@ from protocol import messages as m
 
 from ..bots.process import BotSpec, bot_environment
 from ..bots.sandbox import new_scratch
+from .tls import handshake_failure, pin_mismatch
 
 log = logging.getLogger("referee.bridge")  # its name before the move: serve prints it
 
@@ -44,8 +53,12 @@ class Outcome:
     """How one connection ended."""
 
     kind: str  # "done": the league is over; "refused": login refused; "busy": server full;
-    # "failed": the bot could not be started; "dropped": anything else
+    # "failed": the bot could not be started; "tls": the server is not the one it must
+    # be (a refused certificate, another pin, no TLS); "dropped": anything else
     detail: str = ""
+
+
+HANDSHAKE_S = 30.0  # the longest a TLS handshake is waited for (the server cuts sooner)
 
 
 async def run_bridge(
@@ -59,9 +72,14 @@ async def run_bridge(
     retries: int = 5,
     retry_delay_s: float = 1.0,
     env: Mapping[str, str] | None = None,
+    tls: ssl.SSLContext | None = None,
+    pin: str | None = None,
+    nonce: str | None = None,
 ) -> Outcome:
     """Relay `argv` to the server until the league is over (or login is refused);
-    each bot started gets `bot_environment` with `env` over it."""
+    each bot started gets `bot_environment` with `env` over it. With `tls`, over TLS
+    (`referee.net.tls.client_context`), the server's certificate checked against `pin`
+    (`sha256:HEX`) when one is given. `nonce` goes in every login."""
     spec = BotSpec(name=name, argv=tuple(argv), env=dict(env or {}))
     failures = 0
     outcome = Outcome("dropped", "never connected")
@@ -77,8 +95,21 @@ async def run_bridge(
             await trio.sleep(retry_delay_s)
             continue
         failures = 0
-        async with stream:
-            outcome = await _one_session(stream, token, spec)
+        wire: trio.abc.Stream = stream
+        login = m.Login(name=spec.name, token=token, nonce=nonce)
+        try:
+            refused = None
+            if tls is not None:
+                wire = trio.SSLStream(stream, tls, server_hostname=host, https_compatible=False)
+                refused = await _verify(wire, pin)  # before the login: it holds the token
+            outcome = refused or await _one_session(wire, login, spec)
+        finally:
+            with (
+                trio.CancelScope(shield=True),
+                trio.move_on_after(1),
+                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+            ):
+                await wire.aclose()
         log.info("%s: connection ended: %s %s", name, outcome.kind, outcome.detail)
         if outcome.kind == "busy" and reconnect:
             await trio.sleep(retry_delay_s)  # no bot was started; room comes with time
@@ -87,10 +118,29 @@ async def run_bridge(
             return outcome
 
 
-async def _one_session(stream: trio.SocketStream, token: str, spec: BotSpec) -> Outcome:
+async def _verify(wire: trio.SSLStream[trio.SocketStream], pin: str | None) -> Outcome | None:
+    """The TLS handshake, and the pin checked: None when the server is the one it must
+    be; else `tls` (never the same server next time) or `busy` (it closed the
+    connection mid-handshake: full, or too slow a handshake)."""
     try:
-        await stream.send_all(encode(m.Login(name=spec.name, token=token)))
-    except (trio.BrokenResourceError, OSError) as exc:
+        with trio.fail_after(HANDSHAKE_S):
+            await wire.do_handshake()
+    except trio.TooSlowError:
+        return Outcome("busy", f"no TLS handshake within {HANDSHAKE_S:g} s")
+    except trio.BrokenResourceError as exc:
+        again, why = handshake_failure(exc)
+        return Outcome("busy" if again else "tls", why)
+    if pin is not None:
+        mismatch = pin_mismatch(wire.getpeercert(binary_form=True), pin)
+        if mismatch is not None:
+            return Outcome("tls", mismatch)
+    return None
+
+
+async def _one_session(stream: trio.abc.Stream, login: m.Login, spec: BotSpec) -> Outcome:
+    try:
+        await stream.send_all(encode(login))
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
         return Outcome("dropped", f"cannot send login: {exc}")
     framer = LineFramer()
     pending: list[str] = []
@@ -98,7 +148,7 @@ async def _one_session(stream: trio.SocketStream, token: str, spec: BotSpec) -> 
     while not pending:
         try:
             data = await stream.receive_some(READ_CHUNK)
-        except (trio.BrokenResourceError, OSError) as exc:
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             return Outcome("dropped", f"read failed: {exc}")
         if not data:
             return Outcome("dropped", "the server closed the connection before hello")
@@ -118,7 +168,7 @@ async def _one_session(stream: trio.SocketStream, token: str, spec: BotSpec) -> 
 
 
 async def _relay(
-    stream: trio.SocketStream, framer: LineFramer, pending: list[str], spec: BotSpec, home: str
+    stream: trio.abc.Stream, framer: LineFramer, pending: list[str], spec: BotSpec, home: str
 ) -> Outcome:
     """Start the bot (`home`: its scratch folder) and copy lines both ways, `pending`
     (from `hello` on) first, until either side ends."""

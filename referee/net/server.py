@@ -4,9 +4,13 @@ Every accepted connection gets its own task, its own `Connection` and its own
 deadlines, so a slow or hostile peer holds up nobody else. A connection opens
 with `login` (name, token, protocol) within `handshake_ms` of its accept; after
 a good login the usual `hello`/`ready` handshake follows and the rest is the
-stdio protocol. A logged-in bot waits in its slot until the pool hands it to a
-game. Tokens are compared in constant time (their SHA-256 digests, so that not
-even the length shows) and never printed or logged.
+stdio protocol. Over TLS (`tls`, see `referee.net.tls`) the TLS handshake comes
+first, within the same `handshake_ms` and the same place in the lobby: a peer that
+never finishes it is cut and counted like one that never logs in (nothing can be
+said to it, but to a plain login line sent to a TLS server, which is told so).
+A logged-in bot waits in its slot until the pool hands it to a game. Tokens are
+compared in constant time (their SHA-256 digests, so that not even the length
+shows) and never printed or logged.
 
 A stranger learns nothing from a refusal but that it was refused: a wrong token,
 an unknown name and the right token of a bot that is already connected get the
@@ -30,11 +34,14 @@ its own slot.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import ipaddress
 import logging
 import math
+import socket as stdlib_socket
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -48,18 +55,24 @@ from protocol import (
     ProtocolError,
     RemoteProtocolError,
     decode_from_bot,
+    encode,
 )
 from protocol import messages as m
 
 from ..bots.connection import BotGoneError, BotStalledError, Connection
 from ..bots.session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
+from ..league import transport
 from ..league.config import LeagueConfig
+from ..league.ledger import Ledger
 from ..league.pool import league_hello
 from ..league.run import run_league
 from ..league.schema import ServerLimits
 from ..league.standings import Standings
+from ..league.transport import Transport
+from ..logs.outputs import ready_folder
 from ..text import name_problem, quoted
 from .logins import LoginGuard
+from .tls import ServerTls, is_loopback
 
 if TYPE_CHECKING:
     from ..league.cluster import Cluster
@@ -74,6 +87,11 @@ _DUMMY_DIGEST = b"\0" * 32  # compared against when the name is unknown, to take
 LOGIN_REFUSED = "login refused for {name}: unknown name, wrong token, or already connected"
 REFUSAL_S = PING_S  # a failed login is answered this long after its line arrived
 REPORT_EVERY_S = 5.0  # how often the organiser's summary lines are looked at
+# What a plain login sent to a TLS server is told, in plain text.
+PLAIN_TO_TLS = (
+    "this server speaks TLS: connect with --tls, --ca FILE or --pin sha256:HEX "
+    "(the fingerprint `referee serve` printed)"
+)
 
 
 @dataclass
@@ -156,12 +174,16 @@ class BotServer:
         *,
         guard: LoginGuard | None = None,
         refusal_delay_s: float = REFUSAL_S,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.config = config
         self.limits: ServerLimits = config.server
         self.slots = {
-            b.name: _Slot(digest=_digest(b.token)) for b in config.bots if b.tcp and b.token
+            b.name: _Slot(digest=digest)
+            for b in config.bots
+            if b.tcp and (digest := b.token_digest) is not None
         }
+        self.tls = tls  # None: plain TCP
         self.guard = guard if guard is not None else LoginGuard()
         # At least PING_S, the longest a check of a connected bot may take (a benchmark
         # sets 0 for a reference; then a stranger may tell the cases apart).
@@ -172,6 +194,8 @@ class BotServer:
         self._changed = trio.Event()  # set (and replaced) whenever a slot changes
         self._nursery: trio.Nursery | None = None
         self._nonce = 0
+        # Each name's `nonce` from its first good login, kept for the server's life.
+        self.nonces: dict[str, str] = {}
         self.on_login: Callable[[str], None] | None = None  # test hook
 
     # ---------------------------------------------------------------- accepting
@@ -205,18 +229,22 @@ class BotServer:
         """One connection, from accept to close."""
         host, peer = _peer(stream)
         # The handshake clock starts now, at the accept: a peer that trickles its login
-        # line byte by byte is cut at handshake_ms all the same.
+        # line byte by byte (or its TLS handshake) is cut at handshake_ms all the same.
         deadline = trio.current_time() + self.limits.handshake_ms / 1000
         place = self.lobby.enter(peer, address_key(host), deadline)
         self.open_connections += 1
+        wire: trio.abc.Stream = stream
+        if self.tls is not None:
+            # trio does not shake hands on accept: `_login` does, within the deadline.
+            wire = trio.SSLStream(stream, self.tls, server_side=True, https_compatible=False)
         # A stranger's first line is held in memory until its newline: a login is short,
         # so 64 strangers cannot make the server hold 64 lines of max_line bytes.
         first = min(LOGIN_MAX_LINE, self.limits.max_line)
-        conn = Connection(stream, stream, name=f"tcp {peer}", max_line=first)
+        conn = Connection(wire, wire, name=f"tcp {peer}", max_line=first)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.writer)
-                session = await self._login(conn, place)
+                session = await self._login(conn, place, stream, wire)
                 if session is not None:
                     await session.ended.wait()
                 # The writer closes the stream once its buffer is out; a peer that does
@@ -226,32 +254,59 @@ class BotServer:
         finally:
             self.lobby.leave(place)
             self.open_connections -= 1
-            with trio.CancelScope(shield=True), trio.move_on_after(1):
-                await stream.aclose()
+            # A TLS stream sends close_notify, unless its handshake failed or was cut
+            # (then it only closes the socket); a broken peer may make that raise.
+            with (
+                trio.CancelScope(shield=True),
+                trio.move_on_after(1),
+                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+            ):
+                await wire.aclose()
 
-    async def _login(self, conn: Connection, place: Waiting) -> TcpSession | None:
-        """Read `login`, check it, then `hello`/`ready`; the session, or None (logged)."""
+    async def _login(
+        self, conn: Connection, place: Waiting, socket: trio.SocketStream, wire: trio.abc.Stream
+    ) -> TcpSession | None:
+        """Shake hands over TLS (`wire` an `SSLStream`), read `login`, check it, then
+        `hello`/`ready`; the session, or None (logged)."""
         peer, address = place.peer, place.address
         login: m.Login | None = None
         problem = f"no login within {self.limits.handshake_ms} ms"
+        secured = not isinstance(wire, trio.SSLStream)
         with place.scope:
-            try:
-                msg = decode_from_bot(await conn.receive_line())
-            except BotGoneError:
-                self.lobby.leave(place)
-                self.refused += 1
-                log.info("connection from %s closed before login", peer)
-                return None
-            except RemoteProtocolError as exc:
-                # The message names the problem, never the line's content.
-                problem = f"bad first line: {type(exc).__name__}"
-                if exc.code == "oversize":
-                    problem = f"first line longer than {conn.max_line} bytes"
-            else:
-                if isinstance(msg, m.Login):
-                    login = msg
+            if isinstance(wire, trio.SSLStream):
+                late = problem
+                problem = f"no TLS handshake within {self.limits.handshake_ms} ms"
+                failure = await self._tls_handshake(socket, wire)
+                secured = failure is None
+                problem = late if failure is None else failure
+            if secured:
+                try:
+                    msg = decode_from_bot(await conn.receive_line())
+                except BotGoneError:
+                    self.lobby.leave(place)
+                    self.refused += 1
+                    log.info("connection from %s closed before login", peer)
+                    return None
+                except RemoteProtocolError as exc:
+                    # The message names the problem, never the line's content.
+                    problem = f"bad first line: {type(exc).__name__}"
+                    if exc.code == "oversize":
+                        problem = f"first line longer than {conn.max_line} bytes"
                 else:
-                    problem = f"expected login first, got {type(msg).__name__}"
+                    if isinstance(msg, m.Login):
+                        login = msg
+                    else:
+                        problem = f"expected login first, got {type(msg).__name__}"
+        if not secured:
+            # Nothing can be said to a peer without a TLS session (but to a plain login,
+            # in `_tls_handshake`): it is closed, counted as one that never logged in.
+            self.lobby.leave(place)
+            self.refused += 1
+            if place.pushed_out:
+                log.info("connection from %s pushed out in its TLS handshake", peer)
+            else:
+                self.guard.refused(address, peer, problem, trio.current_time(), login=False)
+            return None
         # Out of the lobby: a login is checked at once, and logged-in bots have their slots.
         self.lobby.leave(place)
         arrived = trio.current_time()
@@ -305,10 +360,45 @@ class BotServer:
             self._forget(session)
             return None
         log.info("%s logged in from %s", login.name, peer)
+        if login.name not in self.nonces:
+            self.nonces[login.name] = login.nonce or ""
+            self._notify()
         self.park(session)
         if self.on_login is not None:
             self.on_login(login.name)
         return session
+
+    async def _tls_handshake(
+        self, socket: trio.SocketStream, wire: trio.SSLStream[trio.SocketStream]
+    ) -> str | None:
+        """The TLS handshake of a new connection; None when done, else why not. A peer
+        whose first byte opens a JSON object sent a plain login to a TLS server: it is
+        told so in plain text, `login` then `bye` (its token has crossed in the clear
+        already; the next attempt should not)."""
+        try:
+            first = await socket.socket.recv(1, stdlib_socket.MSG_PEEK)
+        except OSError:
+            first = b""
+        if not first:
+            return "closed before the TLS handshake"
+        if first == b"{":
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                # Read (and drop) the line first: a socket closed with bytes unread
+                # resets the connection, which could cost the peer the answer.
+                await socket.receive_some(LOGIN_MAX_LINE)
+                await socket.send_all(
+                    encode(m.Error(code="login", message=PLAIN_TO_TLS))
+                    + encode(m.Bye(reason="login refused"))
+                )
+            return "a plain login line sent to a TLS server"
+        try:
+            await wire.do_handshake()
+        except trio.BrokenResourceError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ssl.SSLError):
+                return f"TLS handshake failed: {cause.reason or cause}"
+            return "closed during the TLS handshake"
+        return None
 
     async def _refuse_login(
         self, conn: Connection, name: str, peer: str, address: str, why: str, arrived: float
@@ -354,6 +444,15 @@ class BotServer:
         return None
 
     # ---------------------------------------------------------------- the pool's side
+
+    async def first_nonces(self, names: Sequence[str], timeout_s: float) -> dict[str, str | None]:
+        """Each of `names`' nonce from its first login ("" if it sent none), once each has
+        logged in, or after `timeout_s` (None for those that had not)."""
+        deadline = trio.current_time() + timeout_s
+        while any(n not in self.nonces for n in names) and trio.current_time() < deadline:
+            with trio.move_on_at(deadline):
+                await self._changed.wait()
+        return {n: self.nonces.get(n) for n in names}
 
     def park(self, session: TcpSession) -> None:
         """`session` waits for its next game (and is sent `bye` after `idle_ms`)."""
@@ -458,6 +557,18 @@ class BotServer:
                         nursery.start_soon(partial(self.end, slot.connected, polite=True))
 
 
+def note_transport(config: LeagueConfig, served: Transport, resume: bool) -> None:
+    """Record in the league's ledger how its tcp bots connect, once the ledger is this
+    league's (`Ledger.claim`, as `run_league` does next: `LedgerError` if not)."""
+    ready_folder(config.out, "the output folder")
+    ledger = Ledger(config.out / "league.db")
+    try:
+        ledger.claim(config.fingerprint(), resume)
+        transport.note(ledger.db, served)
+    finally:
+        ledger.close()
+
+
 def _digest(token: str) -> bytes:
     """What a token is compared by: its SHA-256, the same length whatever the token."""
     return hashlib.sha256(token.encode()).digest()
@@ -497,21 +608,34 @@ async def serve_league(
     quiet: bool = False,
     report_every: int = 0,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
+    on_listening: Callable[[tuple[str, int]], None] | None = None,
     cluster: Cluster | None = None,
     beacon: str | None = None,
     judge: Judge | None = None,
     site: LiveSite | None = None,
+    tls: ServerTls | None = None,
 ) -> Standings:
-    """Run the league with its TCP bots connecting to host:port (0: a free port).
+    """Run the league with its TCP bots connecting to host:port (0: a free port),
+    over TLS with `tls`, else plain TCP.
 
-    `task_status` gets the address listened on, before any game starts. With a
+    `task_status` gets the address listened on, before any game starts, and so does
+    `on_listening`, before the league says anything. With a
     `cluster`, games without a TCP seat run on its workers; a match is judged by
-    `judge` (see `run_league`)."""
-    server = BotServer(config)
+    `judge` (see `run_league`). How the bots connect is recorded in the ledger first
+    (`referee.league.transport`), for the standings and the site to say."""
+    if tls is not None:
+        served = Transport("tls", tls.fingerprint)
+    else:
+        served = Transport("plaintext" if is_loopback(host) else "insecure-plaintext")
+    await trio.to_thread.run_sync(note_transport, config, served, resume)
+    server = BotServer(config, tls=tls.context if tls is not None else None)
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(server.serve, host, port))
         sockname = listeners[0].socket.getsockname()
-        task_status.started((str(sockname[0]), int(sockname[1])))
+        address = (str(sockname[0]), int(sockname[1]))
+        if on_listening is not None:
+            on_listening(address)
+        task_status.started(address)
         standings = await run_league(
             config,
             jobs=jobs,

@@ -47,6 +47,7 @@ from typing import Any
 
 import msgspec
 
+from ..league import transport
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
@@ -147,6 +148,7 @@ def read_league(out: Path, title: str | None) -> League:
         records = ledger.records()
         sandbox = ledger.sandbox()
         lag_warning = ledger.lag_warning()
+        served = transport.recorded(ledger.db)
     finally:
         ledger.close()
     name = meta.get("name", out.name)
@@ -154,6 +156,7 @@ def read_league(out: Path, title: str | None) -> League:
     unit_games = int(meta["unit_games"]) if "unit_games" in meta else None
     standings = compute(names, records, sandbox, lag_warning)
     standings.commitment = meta.get("commitment")
+    standings.transport = served
     return League(
         name=name,
         title=title or f"{name}: results",

@@ -675,7 +675,7 @@ def _files(league: League) -> str:
         '<li><a href="standings.csv" download>standings.csv</a>: one row per bot, every '
         "column of the standings, faults by kind.</li>"
         '<li><a href="standings.json" download>standings.json</a>: the standings, head to '
-        "head, the sandbox and the clocks.</li>"
+        "head, the sandbox, the transport of a served league and the clocks.</li>"
         f'<li>Each game\'s log (spec/LOGS.md): the "log" link of its line in <a href="'
         f'{games_file(0)}">the list of every game</a> ({pages} page{"s" if pages > 1 else ""}), '
         "once its replay is published. It is the referee's log but for its seed and bot-seed "
@@ -722,6 +722,14 @@ def _proof(league: League) -> str:
 def index(league: League) -> str:
     s = league.standings
     sandbox = f"<p>{esc(s.sandbox.line())}.</p>" if s.sandbox is not None else ""
+    served = "" if s.transport is None else esc(s.transport.line())
+    transport = (
+        ""
+        if s.transport is None
+        else f'<p class="warn" id="transport"><strong>{served}</strong>.</p>'
+        if s.transport.insecure
+        else f'<p id="transport">{served}.</p>'
+    )
     said = esc(s.clocks.sentence())
     clocks = (
         ""
@@ -742,6 +750,7 @@ def index(league: League) -> str:
         + _progress(league)
         + _standings(league, failed)
         + sandbox
+        + transport
         + clocks
         + '<section><h2>Ratings</h2><p class="hint">Each bot\'s openskill skill μ (dot), '
         "μ ± σ (band) and μ ± 3σ (line); the diamond is its rating μ − 3σ, the standings' "

@@ -80,10 +80,10 @@ async def test_at_four_jobs_the_rotations_of_a_deal_never_overlap(
     events: Events = []
     play = run_mod.play_scheduled
 
-    async def watched(config: Any, game: Any, *args: Any) -> Record:
+    async def watched(config: Any, game: Any, *args: Any, **kwargs: Any) -> Record:
         events.append(("start", game.index))
         try:
-            return await play(config, game, *args)
+            return await play(config, game, *args, **kwargs)
         finally:
             events.append(("end", game.index))
 

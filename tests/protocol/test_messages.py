@@ -243,6 +243,9 @@ def _field_strategy(kind: Any) -> st.SearchStrategy[Any]:
         meta = next(x for x in extras if isinstance(x, msgspec.Meta))
         if base is int:
             return st.integers(min_value=meta.ge, max_value=meta.le)
+        if base is str:  # a login's nonce: printable ASCII, of a bounded length
+            ascii_text = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
+            return st.text(alphabet=ascii_text, max_size=meta.max_length)
         (item,) = typing.get_args(base)  # a list with a length range
         low = meta.min_length or 0
         return st.lists(_field_strategy(item), min_size=low, max_size=low + 4)

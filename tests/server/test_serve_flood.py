@@ -108,8 +108,8 @@ async def drip(stream: trio.SocketStream, data: bytes) -> None:
 
 def standings(out: Path) -> Any:
     """standings.json without the bots' reply times and decision time (`clocks`), which
-    no two runs share, and without the record of how each bot ran (c and d are stdio
-    bots in the quiet run)."""
+    no two runs share, and without the record of how each bot ran and connected (c
+    and d are stdio bots in the quiet run, which serves nobody)."""
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
@@ -120,6 +120,7 @@ def standings(out: Path) -> Any:
 
     written = json.loads((out / "standings.json").read_text())
     written.pop("sandbox")
+    written.pop("transport", None)
     written.pop("clocks")
     return strip(written)
 

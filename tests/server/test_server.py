@@ -35,6 +35,7 @@ from referee.league.run import run_league
 from referee.league.starts import CannotPlay
 from referee.net.bridge import run_bridge
 from referee.net.server import BotServer, serve_league
+from tests.server._served import games as recorded_games
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
@@ -87,14 +88,7 @@ startup_ms = {startup_ms}
 
 
 def games(config: LeagueConfig) -> list[tuple[str, list[int], list[str]]]:
-    ledger = Ledger(config.out / "league.db")
-    try:
-        return sorted(
-            (r.game_id, list(r.scores), sorted(f["kind"] for f in r.faults))
-            for r in ledger.records()
-        )
-    finally:
-        ledger.close()
+    return recorded_games(config.out)
 
 
 def faults(config: LeagueConfig) -> list[dict[str, Any]]:

@@ -41,6 +41,14 @@ from .common import env_option, fail, parse_env, run_trio
     help="Sent in the login: the bot's contribution to the deals' seeds where the "
     "league mixes them in (up to 128 printable ASCII characters).",
 )
+@click.option(
+    "--receipts",
+    metavar="DIRECTORY",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep the receipt of every game the bot plays in this folder (made if need be), "
+    "for `referee verify --receipt`.",
+)
 @click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
 @env_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -52,6 +60,7 @@ def connect_cmd(
     ca: str | None,
     pin: str | None,
     nonce: str | None,
+    receipts: str | None,
     no_reconnect: bool,
     env_pairs: tuple[str, ...],
     command: tuple[str, ...],
@@ -104,6 +113,12 @@ def connect_cmd(
         fail(f"{token_file}: the token file is empty")
     if (problem := token_problem(token)) is not None:
         fail(f"{token_file}: {problem}")
+    kept = Path(receipts) if receipts is not None else None
+    if kept is not None:
+        try:
+            kept.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            fail(f"--receipts {receipts}: cannot make the folder: {exc.strerror}")
     if not findable(BotSpec(name=name, argv=command, env=env)):
         fail(f"{command[0]}: no such program, or not executable (the bot's command, after --)")
     try:
@@ -119,6 +134,7 @@ def connect_cmd(
                 tls=tls,
                 pin=normal_pin(pin) if pin is not None else None,
                 nonce=nonce,
+                receipts=kept,
             )
         )
     except KeyboardInterrupt:

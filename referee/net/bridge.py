@@ -26,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import ssl
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgspec
 import trio
@@ -75,11 +77,13 @@ async def run_bridge(
     tls: ssl.SSLContext | None = None,
     pin: str | None = None,
     nonce: str | None = None,
+    receipts: Path | None = None,
 ) -> Outcome:
     """Relay `argv` to the server until the league is over (or login is refused);
     each bot started gets `bot_environment` with `env` over it. With `tls`, over TLS
     (`referee.net.tls.client_context`), the server's certificate checked against `pin`
-    (`sha256:HEX`) when one is given. `nonce` goes in every login."""
+    (`sha256:HEX`) when one is given. `nonce` goes in every login. With `receipts`,
+    each game's `game_end` line that holds a receipt is kept there (`keep_receipt`)."""
     spec = BotSpec(name=name, argv=tuple(argv), env=dict(env or {}))
     failures = 0
     outcome = Outcome("dropped", "never connected")
@@ -102,7 +106,7 @@ async def run_bridge(
             if tls is not None:
                 wire = trio.SSLStream(stream, tls, server_hostname=host, https_compatible=False)
                 refused = await _verify(wire, pin)  # before the login: it holds the token
-            outcome = refused or await _one_session(wire, login, spec)
+            outcome = refused or await _one_session(wire, login, spec, receipts)
         finally:
             with (
                 trio.CancelScope(shield=True),
@@ -137,7 +141,9 @@ async def _verify(wire: trio.SSLStream[trio.SocketStream], pin: str | None) -> O
     return None
 
 
-async def _one_session(stream: trio.abc.Stream, login: m.Login, spec: BotSpec) -> Outcome:
+async def _one_session(
+    stream: trio.abc.Stream, login: m.Login, spec: BotSpec, receipts: Path | None = None
+) -> Outcome:
     try:
         await stream.send_all(encode(login))
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -162,13 +168,18 @@ async def _one_session(stream: trio.abc.Stream, login: m.Login, spec: BotSpec) -
         return Outcome(kind, str(first.get("message", "")))
     scratch = new_scratch(spec.name)
     try:
-        return await _relay(stream, framer, pending, spec, str(scratch))
+        return await _relay(stream, framer, pending, spec, str(scratch), receipts)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 async def _relay(
-    stream: trio.abc.Stream, framer: LineFramer, pending: list[str], spec: BotSpec, home: str
+    stream: trio.abc.Stream,
+    framer: LineFramer,
+    pending: list[str],
+    spec: BotSpec,
+    home: str,
+    receipts: Path | None = None,
 ) -> Outcome:
     """Start the bot (`home`: its scratch folder) and copy lines both ways, `pending`
     (from `hello` on) first, until either side ends."""
@@ -196,6 +207,8 @@ async def _relay(
                             message = _peek(line)
                             if message.get("type") == "bye":
                                 bye.append(str(message.get("reason", "")))
+                            elif receipts is not None and message.get("type") == "game_end":
+                                keep_receipt(receipts, line, message)
                         if lines:
                             await process.stdin.send_all(
                                 b"".join(line.encode() + b"\n" for line in lines)
@@ -246,6 +259,34 @@ async def _relay(
     if bye and bye[-1] == "done":
         return Outcome("done")
     return Outcome("dropped", f"bye: {bye[-1]}" if bye else "connection ended")
+
+
+RECEIPT_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def keep_receipt(folder: Path, line: str, message: dict[str, object]) -> Path | None:
+    """Keep a `game_end` line that holds a receipt as FOLDER/LEAGUE-GAME-seatN.json (LEAGUE
+    the first 12 hex digits of the commitment, so two leagues' games do not collide, and
+    N the bot's seat, so that bridges may share a folder); the
+    file written, or None (no receipt, a name that cannot be a file's, a write that
+    failed: logged, and the bot plays on)."""
+    receipt = message.get("receipt")
+    if not isinstance(receipt, dict):
+        return None
+    league = str(receipt.get("league", "")).removeprefix("sha256:")[:12]
+    game, seat = str(receipt.get("game", "")), receipt.get("seat")
+    if not (RECEIPT_NAME.fullmatch(league) and RECEIPT_NAME.fullmatch(game)) or not (
+        isinstance(seat, int) and 0 <= seat < 100
+    ):
+        log.warning("a receipt for an unusable game id or seat was not kept")
+        return None
+    path = folder / f"{league}-{game}-seat{seat}.json"
+    try:
+        path.write_text(line + "\n", encoding="utf-8")
+    except OSError as exc:
+        log.warning("%s: cannot keep the receipt (%s)", path, exc.strerror)
+        return None
+    return path
 
 
 def _why(exc: OSError) -> str:

@@ -17,6 +17,8 @@ def commit_cmd(config_file: str, out: str | None) -> None:
     key's SHA-256) and prints its digest, to publish before the games. A league whose
     [league] mix has "beacon" must be committed this way first: its beacon is a public
     value announced after the commitment, given to `league`/`serve` with --beacon."""
+    import os
+
     from ..league.commitment import COMMITMENT, commit_league
     from ..league.ledger import LedgerError
     from ..league.run import load_signing_key
@@ -30,7 +32,5 @@ def commit_cmd(config_file: str, out: str | None) -> None:
         fail(str(exc))
     click.echo(pledge.digest)
     made = "written" if pledge.new else "already made"
-    click.echo(
-        f"{config.out / COMMITMENT} {made}: publish the digest above before the games",
-        err=True,
-    )
+    where = os.path.normpath(config.out / COMMITMENT)
+    click.echo(f"{where} {made}: publish the digest above before the games", err=True)

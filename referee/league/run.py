@@ -149,11 +149,12 @@ async def run_league(
         config = dataclasses.replace(config, commitment=pledge.digest)
         if pledge.new:
             tell(
-                f"commitment {pledge.digest} ({out / COMMITMENT}): publish it before the "
+                f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)}): publish "
+                "it before the "
                 "games; `referee verify` checks the league against it"
             )
         else:
-            tell(f"commitment {pledge.digest} ({out / COMMITMENT})")
+            tell(f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)})")
             changed = changed_files(pledge, config)
             if changed:
                 tell(

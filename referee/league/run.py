@@ -150,8 +150,7 @@ async def run_league(
         if pledge.new:
             tell(
                 f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)}): publish "
-                "it before the "
-                "games; `referee verify` checks the league against it"
+                "it before the games; `referee verify` checks the league against it"
             )
         else:
             tell(f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)})")

@@ -32,7 +32,9 @@ TOKEN_D = "mxt_l2Vb0hXoBW1w0cpmwqwYdIt8ocMPhTv_6FsKFL8rIYQ"
 WRONG = "mxt_Ck2uMiHqO2uHCaEQwlHg2h5mT8OLLeFyC0e2bgwz3SU"  # nobody's
 KEY = "00112233445566778899aabbccddeeff"
 REFEREE = [sys.executable, "-m", "referee.cli"]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+# Without COLUMNS (pytest-xdist's workers have one): serve's output to a pipe is not
+# wrapped, so that a line the tests look for is whole.
+ENV = {**{k: v for k, v in os.environ.items() if k != "COLUMNS"}, "PYTHONPATH": str(ROOT)}
 
 
 def league_file(folder: Path, *, tcp: bool, extra: str = "") -> Path:

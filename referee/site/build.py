@@ -12,9 +12,14 @@ shown at each round's end, and the moves in between are what the table saw. But 
 a league with duplicate deals the same deal is played again with the seats rotated,
 so a game's hands are a secret until every game of its deal at that table (its
 unit) is recorded: until then the game is listed with its result, but its replay
-data, its fault evidence and its latencies are not on the site. The seed and the
-bot-seed key are never on it, and neither is bots' stderr unless `with_stderr`, and
-then only once the league is over (a bot process's stderr spans many games).
+data, its fault evidence and its latencies are not on the site. No game's seed and
+no bot-seed key is on it until the league reveals its keys at its end (`reveal.json`,
+from which every seed derives), and neither is bots' stderr unless `with_stderr`,
+and then only once the league is over (a bot process's stderr spans many games).
+
+The files that let anyone check the results (`PROOF_FILES`: the commitment, the
+contributions, results.json and its signature, the reveal, and the checkpoints) are
+copied from the league's folder as they are (docs/proof.md).
 
 A published game's log is on the site too (`logs/ID.jsonl.gz`), its lines as the
 referee wrote them but for the header's seed and bot-seed key (null), and so are the

@@ -204,19 +204,29 @@ def test_a_bot_started_as_a_bare_script_from_its_folder_plays_in_the_sandbox(
     assert_none_left(token)
 
 
-def peek_league(folder: Path, token: str, out: str = "out") -> Path:
+def peek_league(folder: Path, token: str, out: str = "out", sign: bool = False) -> Path:
     """Two peek bots (tests/bots/peek.py) in the league's own folder, which holds the
-    league file and the output folder: one game."""
+    league file and the output folder (and with `sign` the organiser's signing key,
+    made by `referee keygen`): one game."""
     bot_folder(folder, "peek.py")
+    paths = ["out", "league.toml", *(["organiser.key"] if sign else []), token]
     bots = "".join(
-        f'[[bot]]\nname = "{name}"\n'
-        f"command = {json.dumps([PY, 'peek.py', 'out', 'league.toml', token])}\n"
+        f'[[bot]]\nname = "{name}"\ncommand = {json.dumps([PY, "peek.py", *paths])}\n'
         for name in ("p1", "p2")
     )
+    signed = ""
+    if sign:
+        made = subprocess.run(
+            [REFEREE, "keygen", str(folder / "organiser.key")], capture_output=True, timeout=60
+        )
+        assert made.returncode == 0, made.stderr
+        signed = 'sign = "organiser.key"\n'
     path = folder / "league.toml"
     path.write_text(
         f'[league]\nname = "peek"\ntable = 2\ndeals = 1\nduplicate = false\nout = "{out}"\n'
-        '[rules]\nmax_pip = 6\nrounds = "single"\n[time]\nmove_ms = 3000\n' + bots
+        + signed
+        + '[rules]\nmax_pip = 6\nrounds = "single"\n[time]\nmove_ms = 3000\n'
+        + bots
     )
     return path
 
@@ -225,7 +235,7 @@ def test_a_league_hides_its_output_folder_and_file_inside_a_bot_folder(tmp_path:
     token = new_token()
     seen = {}
     for mode, extra in (("open", ["--sandbox", "none"]), ("default", [])):
-        path = peek_league(tmp_path / mode, token)
+        path = peek_league(tmp_path / mode, token, sign=True)
         done = subprocess.run(
             [REFEREE, "league", str(path), "-q", *extra],
             capture_output=True,
@@ -239,10 +249,11 @@ def test_a_league_hides_its_output_folder_and_file_inside_a_bot_folder(tmp_path:
         assert all(b["faults"] == {} for b in standings["bots"]), standings
         sandboxed = "none" if mode == "open" else "bwrap"
         assert standings["sandbox"]["bots"] == {"p1": sandboxed, "p2": sandboxed}
-    # Without the sandbox a bot reads the log of its game as it is written, and the file.
-    assert seen["open"] == {("out", True), ("league.toml", True)}
-    # In a league's default sandbox it sees the folder, and neither of them.
-    assert seen["default"] == {("out", False), ("league.toml", False)}
+    # Without the sandbox a bot reads the log of its game as it is written, the file,
+    # and the key that signs the results (it runs as the organiser, who owns it).
+    assert seen["open"] == {("out", True), ("league.toml", True), ("organiser.key", True)}
+    # In a league's default sandbox it sees the folder, and none of them.
+    assert seen["default"] == {("out", False), ("league.toml", False), ("organiser.key", False)}
     assert_none_left(token)
 
 

@@ -416,7 +416,8 @@ def _given(value: T | UnsetType) -> T | None:
 def hidden_places(config: LeagueConfig, *, out: bool = True) -> tuple[Hidden, ...]:
     """What no sandboxed bot of the league may see: the output folder (the logs of the
     games being played, with every hand and the seed; league.db; the bots' stderr; left
-    out with `out` false), the league file and the tcp bots' token files."""
+    out with `out` false), the league file, the tcp bots' token files and the organiser's
+    signing key."""
     places = [Hidden(str(config.path), "the league file", "keep it outside the bots' folders")]
     if out:
         places.insert(
@@ -431,6 +432,14 @@ def hidden_places(config: LeagueConfig, *, out: bool = True) -> tuple[Hidden, ..
         Hidden(str(f), "the token file", "keep token files outside the bots' folders")
         for f in config.token_files
     ]
+    if config.sign is not None:  # whoever reads it can sign results in the organiser's name
+        places.append(
+            Hidden(
+                str(config.sign),
+                "the signing key (league.sign)",
+                "keep it outside the bots' folders",
+            )
+        )
     return tuple(places)
 
 

@@ -21,6 +21,7 @@ def commit_cmd(config_file: str, out: str | None) -> None:
 
     from ..league.commitment import COMMITMENT, commit_league
     from ..league.ledger import LedgerError
+    from ..logs.outputs import WriteError
     from ..league.run import load_signing_key
     from .league_options import load_league
 
@@ -28,7 +29,7 @@ def commit_cmd(config_file: str, out: str | None) -> None:
     try:
         signing = load_signing_key(config)
         pledge = commit_league(config, signing.public.line() if signing is not None else None)
-    except LedgerError as exc:
+    except (LedgerError, WriteError) as exc:
         fail(str(exc))
     click.echo(pledge.digest)
     made = "written" if pledge.new else "already made"

@@ -19,10 +19,11 @@ def reveal_cmd(out_dir: str) -> None:
 
     from ..league.commitment import reveal_league
     from ..league.ledger import LedgerError
+    from ..logs.outputs import WriteError
 
     try:
         path, digest = reveal_league(Path(out_dir))
-    except LedgerError as exc:
+    except (LedgerError, WriteError) as exc:
         fail(str(exc))
     click.echo(f"{path}: the keys of the league committed to as {digest}")
     click.echo(f"publish it (`referee site {out_dir}` copies it to the site)", err=True)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..logs.gamelog import now_iso, sha256_text
+from ..logs.outputs import write_atomic
 from .config import LeagueConfig
 from .ledger import LedgerError
 from .schedule import schedule
@@ -71,17 +72,9 @@ def canonical(data: Any) -> bytes:
 
 
 def write_file(path: Path, data: bytes) -> None:
-    """`data` into `path`, whole or not at all (synced, then renamed into place)."""
-    part = path.with_name(f".{path.name}.part")
-    try:
-        with part.open("wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(part, path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    """`data` into `path`, whole or not at all (synced, then renamed into place);
+    `WriteError` when it cannot be written (a full disk stops a league cleanly)."""
+    write_atomic(path, data, sync=True)
 
 
 def key_digest(key: bytes) -> str:

@@ -59,13 +59,18 @@ def disk_full(exc: BaseException) -> bool:
     return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
     """Write `path` through a temporary file beside it, renamed over it: readers see the
-    old file or the new one, never half of one. `WriteError` when it cannot be written,
-    and no temporary file is left behind."""
+    old file or the new one, never half of one; with `sync`, the file is on disk before
+    it takes its name. `WriteError` when it cannot be written, and no temporary file is
+    left behind."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_bytes(data)
+        with tmp.open("wb") as handle:
+            handle.write(data)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -21,8 +21,8 @@ def commit_cmd(config_file: str, out: str | None) -> None:
 
     from ..league.commitment import COMMITMENT, commit_league
     from ..league.ledger import LedgerError
-    from ..logs.outputs import WriteError
     from ..league.run import load_signing_key
+    from ..logs.outputs import WriteError
     from .league_options import load_league
 
     config = load_league(config_file, out, None, None)

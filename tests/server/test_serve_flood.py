@@ -108,8 +108,9 @@ async def drip(stream: trio.SocketStream, data: bytes) -> None:
 
 def standings(out: Path) -> Any:
     """standings.json without the bots' reply times and decision time (`clocks`), which
-    no two runs share, and without the record of how each bot ran and connected (c
-    and d are stdio bots in the quiet run, which serves nobody)."""
+    no two runs share, without the record of how each bot ran and connected (c and d
+    are stdio bots in the quiet run, which serves nobody), and without the commitment,
+    which names each run's own terms and time."""
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
@@ -121,6 +122,7 @@ def standings(out: Path) -> Any:
     written = json.loads((out / "standings.json").read_text())
     written.pop("sandbox")
     written.pop("transport", None)
+    written.pop("commitment")
     written.pop("clocks")
     return strip(written)
 

@@ -10,6 +10,8 @@ referee's own interpreter may lie in root's home). As a user, the root run skips
   /proc/sys for writing, remount /usr and its own folder read-write, write into its
   own folder, /usr, /etc, the referee's virtual environment and its code. All fail,
   and it has no capability, `no_new_privs`, and (as root) a host uid of its own.
+- `peek.py`, in a league signed with the organiser's key kept in the bots' own folder,
+  reads neither the key, the league file nor the output folder.
 - `stash.py` keeps its request (its hand) in every folder it can write and looks
   for what other processes kept, in a duplicate league that starts a fresh process
   for every game: it finds nothing, though the same bots without the sandbox, kept
@@ -206,6 +208,31 @@ rounds = "single"
     found = reports(runner.folder / "out")
     assert len(found) >= 9 * 3 // 3, result.stdout + result.stderr
     return sum(int(str(r["found"])) for r in found), all(int(str(r["wrote"])) > 0 for r in found)
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_cannot_read_the_signing_key_beside_it(runner: Runner) -> None:
+    # The organiser's key (issue 27) sits in the bots' own folder, beside the league file
+    # and the output folder: a bot that read it could sign results in the organiser's
+    # name. tests/bots/peek.py tries every one of them on its second turn.
+    made = runner.run("keygen", "organiser.key")
+    assert made.returncode == 0, made.stdout + made.stderr
+    paths = ["organiser.key", "league.toml", "out"]
+    command = json.dumps([runner.python, str(BOTS / "peek.py"), *paths])
+    bots = "".join(f'[[bot]]\nname = "p{i}"\ncommand = {command}\n' for i in (1, 2))
+    league = runner.folder / "league.toml"
+    league.write_text(
+        '[league]\nname = "signed"\ntable = 2\ndeals = 1\nduplicate = false\nout = "out"\n'
+        'sign = "organiser.key"\n[rules]\nmax_pip = 6\nrounds = "single"\n' + bots
+    )
+    if runner.mode == "user" and os.geteuid() == 0:
+        os.chown(league, THROWAWAY_UID, THROWAWAY_UID)
+    result = runner.run("league", str(league), "-q")
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = {(str(r["path"]), r["got"]) for r in reports(runner.folder / "out")}
+    assert seen == {(p, False) for p in paths}, seen
+    # The league signed with it all the same.
+    assert (runner.folder / "out" / "results.json.minisig").is_file()
 
 
 @needs_bwrap

@@ -37,6 +37,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -248,18 +249,38 @@ class Verifier:
     # ------------------------------------------------------------------ checks
 
     def run(self, receipts: list[Path]) -> Report:
-        self.check_commitment()
-        self.check_key()
-        self.check_contributions()
-        games = self.games()
-        self.check_schedule(games)
-        self.check_logs(games)
-        self.check_ledger()
-        self.check_standings(games)
-        self.check_signatures(games)
+        """Every check, in order. A file whose shape is not the one the referee writes
+        (a key missing, a number that is text: edited by hand, or by someone hiding an
+        edit) fails the check that reads it, with the file named, and the others go on."""
+        self._guarded("commitment", self.check_commitment)
+        self._guarded("key", self.check_key)
+        self._guarded("contributions", self.check_contributions)
+        games: list[Game] = []
+        if not self._guarded("results", lambda: games.extend(self.games())):
+            return self.report
+        self._guarded("schedule", lambda: self.check_schedule(games))
+        self._guarded("logs", lambda: self.check_logs(games))
+        self._guarded("ledger", self.check_ledger)
+        self._guarded("standings", lambda: self.check_standings(games))
+        self._guarded("signatures", lambda: self.check_signatures(games))
         for path in receipts:
-            self.check_receipt(path, games)
+            self._guarded(f"receipt {path.name}", partial(self.check_receipt, path, games))
         return self.report
+
+    def _guarded(self, name: str, check: Callable[[], object]) -> bool:
+        """Run one check; False, and a failed line, when a file it read is malformed."""
+        try:
+            check()
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            self.report.add(
+                name,
+                f"a file of the league is not as the referee writes it ({type(exc).__name__}: "
+                f"{what}); the results cannot be checked against it",
+                "",
+            )
+            return False
+        return True
 
     def check_commitment(self) -> None:
         digest = self.commitment.digest

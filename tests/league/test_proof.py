@@ -43,6 +43,15 @@ def referee(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+RULES = '[rules]\npreset = "standard"\nmax_pip = 6\nrounds = "single"\n'
+
+
+def sample(name: str) -> str:
+    """The [[bot]] table of sample_bots/NAME_bot.py, run from the checkout."""
+    script = ROOT / "sample_bots" / f"{name}_bot.py"
+    return f'[[bot]]\nname = "{name}"\ncommand = ["{PY}", "{script}"]\ncwd = "{ROOT}"\n'
+
+
 def league_file(folder: Path, *, extra: str = "", deals: int = 2) -> Path:
     """Two bots (greedy and one that keeps its receipts), double-6, one round."""
     receipts = folder / "receipts"
@@ -57,16 +66,8 @@ deals = {deals}
 seed = 7
 out = "out"
 {extra}
-[rules]
-preset = "standard"
-max_pip = 6
-rounds = "single"
-
-[[bot]]
-name = "greedy"
-command = ["{PY}", "{ROOT / "sample_bots" / "greedy_bot.py"}"]
-cwd = "{ROOT}"
-
+{RULES}
+{sample("greedy")}
 [[bot]]
 name = "keeper"
 command = ["{PY}", "{BOTS / "receipt_keeper.py"}"]
@@ -385,21 +386,9 @@ new = "greedy"
 base = "random"
 max_games = 4
 
-[rules]
-preset = "standard"
-max_pip = 6
-rounds = "single"
-
-[[bot]]
-name = "greedy"
-command = ["{PY}", "{ROOT / "sample_bots" / "greedy_bot.py"}"]
-cwd = "{ROOT}"
-
-[[bot]]
-name = "random"
-command = ["{PY}", "{ROOT / "sample_bots" / "random_bot.py"}"]
-cwd = "{ROOT}"
-""",
+{RULES}
+{sample("greedy")}
+{sample("random")}""",
         encoding="utf-8",
     )
     played = referee("league", path, "--sandbox", "none", cwd=tmp_path)
@@ -408,3 +397,20 @@ cwd = "{ROOT}"
     result = verify(tmp_path, tmp_path / "out", "--commitment", published(tmp_path))
     assert result.returncode == 0, result.stdout
     assert "ok    schedule: 4 games as scheduled" in result.stdout
+
+
+def test_a_results_file_of_another_shape_fails_its_check_in_one_line(
+    signed: Path, tmp_path: Path
+) -> None:
+    folder = copy_of(signed, tmp_path)
+    site = folder / "out" / "site"
+    results = json.loads((site / "results.json").read_text())
+    del results["games"][1]["seats"]
+    (site / "results.json").write_text(json.dumps(results))
+    result = verify(folder, site)
+    assert result.returncode == 1, result.stderr
+    assert failing(result) == [
+        "FAIL  results: a file of the league is not as the referee writes it (KeyError: "
+        "missing 'seats'); the results cannot be checked against it"
+    ], result.stdout
+    assert "Traceback" not in result.stderr

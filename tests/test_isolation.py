@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,19 @@ needs_bwrap = pytest.mark.skipif(
 MODES = ["root", "user"]
 
 
+def searchable_by_others(path: Path) -> None:
+    """Let other users pass through `path` and every folder above it (search permission,
+    o+x: they may open what they know the name of, never list a folder). The throwaway
+    user imports the referee from this checkout and its venv, and a checkout cloned
+    into `mktemp -d` (mode 0700, as CI may make it) would keep it out. The permission is
+    left in place: taking it back while another test worker's user run goes on would
+    break that run, and it reveals no file name."""
+    for folder in (path, *path.parents):
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        if not mode & stat.S_IXOTH:
+            folder.chmod(mode | stat.S_IXOTH)
+
+
 class Runner:
     """How to run the referee's CLI as one kind of user, and the python its bots use."""
 
@@ -58,6 +72,8 @@ class Runner:
             self.python = sys.executable
             self.env = {**os.environ}
         else:
+            for path in (ROOT, *map(Path, site)):
+                searchable_by_others(path)
             self.prefix = [
                 "setpriv",
                 f"--reuid={THROWAWAY_UID}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from .commands.arena import arena_cmd
 from .commands.check_bot import check_bot_cmd
 from .commands.commit import commit_cmd
 from .commands.connect import connect_cmd
@@ -53,6 +54,7 @@ for command in (
     commit_cmd,
     reveal_cmd,
     verify_cmd,
+    arena_cmd,
 ):
     main.add_command(command)
 

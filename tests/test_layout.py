@@ -43,7 +43,8 @@ ALLOWED: dict[str, set[str]] = {
     "league": BELOW_LEAGUE,
     "site": BELOW_LEAGUE | {"league"},
     "net": BELOW_LEAGUE | {"league", "site"},
-    "commands": BELOW_LEAGUE | {"league", "site", "net"},
+    "arena": BELOW_LEAGUE | {"league", "site"},
+    "commands": BELOW_LEAGUE | {"league", "site", "net", "arena"},
 }
 # Imports the layering allows by name, and why.
 EXCEPTIONS = {

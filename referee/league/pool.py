@@ -270,6 +270,13 @@ class BotPool:
             return
         await self._end(proc, polite=healthy)
 
+    async def retire(self, name: str) -> None:
+        """End the kept processes of bot `name`: it plays no more games here (an arena's
+        version replaced, removed or suspended)."""
+        idle = self.idle.pop(name, [])
+        for proc in idle:
+            await self._end(proc, polite=True)
+
     async def _end(self, proc: BotProcess, polite: bool = False) -> None:
         proc.thaw()  # a kept process, stopped while idle, hears its bye
         if polite:

@@ -454,6 +454,21 @@ class BotServer:
                 await self._changed.wait()
         return {n: self.nonces.get(n) for n in names}
 
+    def admit(self, name: str, digest: bytes) -> None:
+        """Let bot `name` log in with the token whose SHA-256 is `digest` from now on
+        (an arena's tcp entry added while it runs); a known name keeps its session."""
+        slot = self.slots.get(name)
+        if slot is None:
+            self.slots[name] = _Slot(digest=digest)
+        else:
+            slot.digest = digest
+
+    def ready(self, name: str) -> bool:
+        """Whether bot `name` is logged in and waiting for a game (`take_all` would
+        take it at once)."""
+        slot = self.slots.get(name)
+        return slot is not None and bool(slot.idle)
+
     def park(self, session: TcpSession) -> None:
         """`session` waits for its next game (and is sent `bye` after `idle_ms`)."""
         slot = self.slots[session.name]

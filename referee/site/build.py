@@ -219,7 +219,7 @@ def build_site(
             continue
         new += summary[1]
         league.summaries[rec.idx] = summary[0]
-    _write_assets(assets_dir)
+    write_assets(assets_dir)
     stderr_dir = site / "stderr"
     # A process's stderr spans its games, published or not (a bot may print its hand):
     # it is published only once the league is over.
@@ -330,7 +330,7 @@ def _copy_proof(out: Path, site: Path) -> list[str]:
     return copied
 
 
-def _write_assets(folder: Path) -> None:
+def write_assets(folder: Path) -> None:
     css, _, script = viewer_parts()
     files = {"replay.css": css, "replay.js": script}
     for name in ASSETS:

@@ -974,21 +974,28 @@ def bot_page(league: League, b: BotStanding, place: int, failed: dict[str, Count
 
 
 def replay_page(league: League) -> str:
+    """The one replay page of a league's site (`replay_html`)."""
+    return replay_html(league.title, league.names)
+
+
+def replay_html(title: str, names: Sequence[str], pages: dict[str, str] | None = None) -> str:
     """The one replay page: the viewer's markup, its CSS and script as site files, and
-    the loader that brings in a game's data (`assets/game.js`)."""
+    the loader that brings in a game's data (`assets/game.js`). `pages` maps each bot's
+    name to its page (default `bot_file`), for the seats' names to link to."""
     _, body, _ = viewer_parts()
-    home = f'<a class="home" href="index.html">← {esc(league.title)}</a>'
+    home = f'<a class="home" href="index.html">← {esc(title)}</a>'
     body = body.replace("<header>", f"<header>\n  {home}", 1)
     # Each bot's page, for the seats' names to link to (`assets/game.js`): data, not a
     # script (the page runs only the site's own files).
-    pages = json.dumps({n: bot_file(n) for n in league.names}, ensure_ascii=False)
-    pages = pages.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    body += f'<script id="site-bots" type="application/json">{pages}</script>\n'
+    links = pages if pages is not None else {n: bot_file(n) for n in names}
+    data = json.dumps(links, ensure_ascii=False)
+    data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    body += f'<script id="site-bots" type="application/json">{data}</script>\n'
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(league.title)}: replay</title>\n"
+        f"<title>{esc(title)}: replay</title>\n"
         '<link rel="stylesheet" href="assets/replay.css">\n'
         "<style>header a.home { color: var(--accent); text-decoration: none; }</style>\n"
         f"</head>\n<body>{body}"

@@ -1,0 +1,237 @@
+"""ARENA.toml: the arena's terms (`[arena]`), its rules, clocks and server limits (as a
+league file's `[rules]`, `[time]`, `[server]`), and the bots it starts with.
+
+The arena's own keys are `ArenaTable`; the rest is read by the league's checks, so a
+key means here what it means in a league file. Every game the arena plays is played
+through a `LeagueConfig` made for its table size (`table_config`): the league's code
+runs the game, its clocks, its sandbox and its log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from ..bots.faults import Policy
+from ..league.config import ConfigError, LeagueConfig, parse_config
+from ..league.schema import explain
+from ..text import NAME_RULE, name_problem, quoted
+
+Seats = Annotated[int, Meta(ge=2, le=8)]
+Rate = Annotated[float, Meta(ge=0.0, le=1.0)]
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+
+
+class ArenaTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """[arena]: the table sizes, the deals, what a fault costs and the caps."""
+
+    name: str | UnsetType = UNSET  # default: the file's stem
+    tables: Seats | list[Seats] = 2  # one size, or a list: each table's size drawn in turn
+    duplicate: bool = True  # process bots play each deal under every rotation of the seats
+    out: str | UnsetType = UNSET  # default "NAME-out" beside the file
+    policy: Policy = Policy.FORFEIT
+    max_faults: Positive = 3
+    max_fault_rate: Rate = 0.25  # over a version's last `fault_window` games: suspended
+    fault_window: Positive = 20
+    provisional_sigma: Annotated[float, Meta(gt=0)] = 3.0  # provisional until σ falls under
+    newcomer_games: Count = 12  # a new version's first games, played one after another
+    pair_cap_per_hour: Count = 0  # games per pair of versions per hour; 0: no cap
+    max_active_per_author: Positive = 3  # versions of one author's entries playing at once
+    uploads_per_day: Positive = 10  # adds and updates per author in any 24 hours
+    validate: bool = True  # the check-bot battery and a validation game for each version
+    keep_replays: Count = 0  # the newest N games keep their logs; 0: all (results are kept)
+    sandbox: Literal["auto", "bwrap", "none"] = "auto"
+
+
+class ArenaFile(msgspec.Struct, kw_only=True, frozen=True):
+    arena: ArenaTable = msgspec.field(default_factory=ArenaTable)
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """An arena, checked: its terms and the raw tables the league's checks read."""
+
+    name: str
+    path: Path
+    out: Path
+    arena: ArenaTable
+    rules: dict[str, Any]
+    time: dict[str, Any]
+    server: dict[str, Any]
+    bots: tuple[dict[str, Any], ...]  # [[bot]] tables, each with its `author`
+    base: Path  # where the file's relative paths start
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The table sizes, in the order new tables take them."""
+        t = self.arena.tables
+        return (t,) if isinstance(t, int) else tuple(t)
+
+    def terms(self) -> str:
+        """A digest of what decides the games (rules, clocks, sizes, policy): a ledger
+        made under other terms is refused, so no game counts under two sets of rules."""
+        data = {
+            "rules": self.rules,
+            "time": self.time,
+            "tables": list(self.sizes),
+            "duplicate": self.arena.duplicate,
+            "policy": [self.arena.policy.value, self.arena.max_faults],
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def league_data(
+        self, table: int, bots: list[dict[str, Any]], name: str | None = None
+    ) -> dict[str, Any]:
+        """A league file's data for one table size and the bots given: what the
+        league's checks turn into the `LeagueConfig` a game is played with."""
+        league: dict[str, Any] = {
+            "name": name or self.name,
+            "table": table,
+            "duplicate": self.arena.duplicate,
+            "out": str(self.out),
+            "policy": self.arena.policy.value,
+            "max_faults": self.arena.max_faults,
+            # Units with a tcp seat are single games (`schedule`): nothing is replayed.
+            "accept_tcp_duplicate_risk": True,
+        }
+        return {
+            "league": league,
+            "rules": self.rules,
+            "time": self.time,
+            "server": self.server,
+            "bot": bots,
+        }
+
+    def table_config(
+        self,
+        table: int,
+        bots: list[dict[str, Any]],
+        *,
+        name: str | None = None,
+        auto: str | None = None,
+        check_folders: bool = True,
+    ) -> LeagueConfig:
+        """The `LeagueConfig` games at `table` seats are played with, among `bots`
+        ([[bot]] tables without `author`; at least two). `auto` fixes what sandbox
+        "auto" means (found once, when the arena starts)."""
+        data = self.league_data(table, bots, name)
+        sandbox = None if self.arena.sandbox == "auto" else self.arena.sandbox
+        return parse_config(
+            data,
+            self.path,
+            out=self.out,
+            check_programs=False,
+            sandbox=sandbox,
+            base=self.base,
+            auto_sandbox=auto,
+            check_folders=check_folders,
+        )
+
+
+def load_arena(path: Path, *, out: Path | None = None) -> ArenaConfig:
+    """Read and check ARENA.toml; `ConfigError` names the first problem."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_arena(data, path, out=out)
+
+
+_OTHER = {"rules", "time", "server", "bot", "arena", "$schema"}
+
+
+def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) -> ArenaConfig:
+    """Check a parsed ARENA.toml (see `load_arena`)."""
+    for key in data:
+        if key not in _OTHER:
+            hint = " (an arena's terms are in [arena])" if key == "league" else ""
+            raise ConfigError(f"{key}: not a key of an arena file{hint} (in {path})")
+    try:
+        file = msgspec.convert({"arena": data.get("arena", {})}, ArenaFile, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"{explain(exc, data)} (in {path})") from None
+    table = file.arena
+    sizes = (table.tables,) if isinstance(table.tables, int) else tuple(table.tables)
+    if not sizes:
+        raise ConfigError(f"arena.tables: empty; one table size or a list (in {path})")
+    name = table.name if isinstance(table.name, str) else path.stem
+    if (problem := name_problem(name)) is not None:
+        raise ConfigError(f"arena.name: {quoted(name)} {problem} (in {path})")
+    base = path.resolve().parent
+    if out is None:
+        out = base / (table.out if isinstance(table.out, str) else f"{name}-out")
+    bots: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    raw_bots = data.get("bot", [])
+    if not isinstance(raw_bots, list):
+        raise ConfigError(f"bot: [[bot]] tables expected (in {path})")
+    for i, raw in enumerate(raw_bots):
+        if not isinstance(raw, dict):
+            raise ConfigError(f"bot[{i}]: a table expected (in {path})")
+        bot = dict(raw)
+        bot_name = bot.get("name")
+        if not isinstance(bot_name, str):
+            raise ConfigError(f"bot[{i}].name: missing; {NAME_RULE} (in {path})")
+        if (problem := entry_problem(bot_name)) is not None:
+            raise ConfigError(f"bot[{i}].name: {quoted(bot_name)} {problem} (in {path})")
+        if bot_name in seen:
+            raise ConfigError(f"bot[{i}].name: {quoted(bot_name)} is used twice (in {path})")
+        seen.add(bot_name)
+        author = bot.setdefault("author", bot_name)
+        if not isinstance(author, str) or name_problem(author) is not None:
+            raise ConfigError(f"bot[{i}].author: {quoted(str(author))} is not a name (in {path})")
+        bots.append(bot)
+    config = ArenaConfig(
+        name=name,
+        path=path,
+        out=out.resolve(),
+        arena=table,
+        rules=dict(data.get("rules", {})),
+        time=dict(data.get("time", {})),
+        server=dict(data.get("server", {})),
+        bots=tuple(bots),
+        base=base,
+    )
+    # The league's checks read the rules, the clocks, the server limits and every bot:
+    # a bad one is named now, before the arena starts.
+    for size in sizes:
+        probe = [_probe(i) for i in range(2)]
+        try:
+            config.table_config(size, probe)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (arena.tables = {size}, in {path})") from None
+    for i, bot in enumerate(bots):
+        try:
+            config.table_config(sizes[0], [without_author(bot), _probe(0)])
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("bot[0]", f"bot[{i}]")) from None
+    return config
+
+
+def _probe(i: int) -> dict[str, Any]:
+    return {"name": f"probe-{i}", "command": ["true"], "sandbox": "none"}
+
+
+def without_author(bot: dict[str, Any]) -> dict[str, Any]:
+    """A [[bot]] table as the league's checks take it: without the arena's `author`."""
+    return {k: v for k, v in bot.items() if k != "author"}
+
+
+def entry_problem(name: str) -> str | None:
+    """Why `name` cannot name an arena entry; None when it can. Versions are NAME@K."""
+    problem = name_problem(name)
+    if problem is not None:
+        return problem
+    if any(c in name for c in "/\\ @#"):
+        return "must be without spaces, slashes, @ or #"
+    return None

@@ -1,0 +1,627 @@
+"""`referee arena`: an open, continuous competition that bots join, update and leave
+while it runs (`referee arena ARENA.toml`), and the commands that act on it through
+its ledger: add, update, remove, list, status, stop, freeze, final, site."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shlex
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .common import fail, run_trio, wide_console
+
+if TYPE_CHECKING:
+    from ..arena.config import ArenaConfig
+    from ..arena.ledger import ArenaLedger
+
+
+class ArenaGroup(click.Group):
+    """`referee arena FILE ...` runs the arena; `referee arena WORD ...` is a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("arena", cls=ArenaGroup)
+def arena_cmd() -> None:
+    """An open, continuous competition: `referee arena ARENA.toml` runs it until
+    `referee arena stop DIR` (or Ctrl-C), and resumes from its ledger when started
+    again. While it runs, `add`, `update` and `remove` change its entries, `list` and
+    `status` show them; `freeze` closes entries and `final` plays the final stage.
+    spec/ARENA.md has the file format and the matchmaking rule."""
+
+
+def _open(folder: str) -> tuple[ArenaConfig, ArenaLedger]:
+    """The arena in `folder`: its terms (as its last run read them) and its ledger."""
+    from ..arena.config import parse_arena
+    from ..arena.ledger import DB_NAME, ArenaError, ArenaLedger
+    from ..league.config import ConfigError
+
+    out = Path(folder).resolve()
+    try:
+        ledger = ArenaLedger(out / DB_NAME)
+    except ArenaError as exc:
+        fail(str(exc))
+    kept = ledger.meta("arena_file")
+    if kept is None:
+        fail(
+            f"{out}: the arena's ledger holds no arena file; start it with "
+            "`referee arena ARENA.toml`"
+        )
+    saved = json.loads(kept)
+    try:
+        return parse_arena(saved["data"], Path(saved["path"]), out=out), ledger
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+@arena_cmd.command("run")
+@click.argument("arena_file", type=click.Path(dir_okay=False))
+@click.option("--out", metavar="DIRECTORY", default=None, help="The arena's folder.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Tables at once.")
+@click.option(
+    "--site",
+    "site_dir",
+    metavar="DIRECTORY",
+    default=None,
+    help="Keep the results site in this folder, refreshed as games finish.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Where tcp bots connect.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Listen for tcp bots on this port (0: a free one); without it, tcp entries cannot play.",
+)
+@click.option(
+    "--tls",
+    "tls_mode",
+    type=click.Choice(["self-signed"]),
+    default=None,
+    help="Serve tcp bots over TLS with a key and certificate kept in OUT/tls.",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Serve over TLS with this PEM certificate chain.",
+)
+@click.option(
+    "--tls-key", type=click.Path(dir_okay=False), default=None, help="The key of --tls-cert."
+)
+@click.option(
+    "--insecure-plaintext", is_flag=True, help="Allow plain TCP on an address that is not loopback."
+)
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="Not for the arena: see spec/ARENA.md.",
+    hidden=True,
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def arena_run_cmd(
+    arena_file: str,
+    out: str | None,
+    jobs: int | None,
+    site_dir: str | None,
+    host: str,
+    port: int | None,
+    tls_mode: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    insecure_plaintext: bool,
+    cluster: str | None,
+    quiet: bool,
+) -> None:
+    """Run the arena of ARENA_FILE until it is stopped (it resumes its ledger)."""
+    import trio
+
+    from ..arena.config import load_arena
+    from ..arena.ledger import ArenaError
+    from ..arena.run import ArenaRun, run_arena
+    from ..arena.site import ArenaSite
+    from ..league.config import ConfigError, default_jobs
+    from ..logs.outputs import OutputError
+    from ..net.tls import TlsError, is_loopback, self_signed, server_tls
+    from ..text import ShownFormatter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    if cluster is not None:
+        fail("--cluster: the arena plays on this machine's pool (spec/ARENA.md, Scale)")
+    path = Path(arena_file)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror}")
+    except tomllib.TOMLDecodeError as exc:
+        fail(f"{path}: not valid TOML: {exc}")
+    try:
+        arena = load_arena(path, out=Path(out) if out else None)
+    except ConfigError as exc:
+        fail(str(exc))
+    secure = tls_mode is not None or tls_cert is not None
+    if (tls_cert is None) != (tls_key is None):
+        fail("--tls-cert and --tls-key: give both, the certificate chain and its key")
+    if port is None and (secure or insecure_plaintext):
+        fail("--tls, --tls-cert and --insecure-plaintext are for tcp bots: give --port too")
+    if port is not None and not is_loopback(host) and not secure and not insecure_plaintext:
+        fail(
+            f"--host {host}: plain TCP on an address that is not loopback would show every "
+            "token and hand to the network; serve over TLS (--tls self-signed, or --tls-cert "
+            "and --tls-key), or allow it with --insecure-plaintext"
+        )
+    console = wide_console()
+    site = None
+    if site_dir is not None:
+        site = ArenaSite(arena, Path(site_dir))
+    workers = jobs or default_jobs()
+
+    async def main() -> None:
+        if port is None:
+            await run_arena(arena, jobs=workers, console=console, quiet=quiet, site=site, raw=raw)
+            return
+        from ..net.server import BotServer
+        from ..net.tls import ServerTls
+
+        tls: ServerTls | None = None
+        try:
+            if tls_cert is not None and tls_key is not None:
+                tls = server_tls(Path(tls_cert), Path(tls_key))
+            elif tls_mode is not None:
+                tls = self_signed(arena.out / "tls", host)
+        except TlsError as exc:
+            fail(str(exc))
+        probe = [{"name": f"probe-{i}", "command": ["true"], "sandbox": "none"} for i in range(2)]
+        server = BotServer(
+            arena.table_config(arena.sizes[0], probe), tls=tls.context if tls else None
+        )
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve, host, port)
+            name = listeners[0].socket.getsockname()
+            where = f"{name[0]}:{name[1]}"
+            extra = f" (TLS, certificate {tls.fingerprint})" if tls is not None else ""
+            print(f"listening on {where}{extra}", flush=True)
+
+            def started(run: ArenaRun) -> None:
+                (arena.out / "address").write_text(where + "\n", encoding="utf-8")
+
+            await run_arena(
+                arena,
+                jobs=workers,
+                console=console,
+                quiet=quiet,
+                server=server,
+                site=site,
+                raw=raw,
+                on_start=started,
+            )
+            await server.close()
+            nursery.cancel_scope.cancel()
+
+    try:
+        run_trio(main)
+    except KeyboardInterrupt:
+        print(
+            f"stopped; start it again to resume: referee arena {shlex.quote(arena_file)}",
+            file=sys.stderr,
+        )
+        sys.exit(130)
+    except (ArenaError, OutputError) as exc:
+        fail(str(exc))
+    print(
+        f"stopped; start it again to resume: referee arena {shlex.quote(arena_file)}",
+        file=sys.stderr,
+    )
+
+
+def _bot_table(
+    command: str | None, cwd: str | None, tcp: bool, sandbox: str | None, env: Sequence[str]
+) -> tuple[dict[str, Any], str | None]:
+    """The [[bot]] table of a new version, and its token (tcp only)."""
+    from ..bots.tokens import new_token, token_sha256
+    from .common import parse_env
+
+    if tcp == (command is not None):
+        fail("give --command CMD (a bot the arena starts) or --tcp (a bot that connects)")
+    if tcp:
+        if cwd is not None or sandbox is not None or env:
+            fail("--cwd, --sandbox and --env are for a bot the arena starts, not --tcp")
+        token = new_token()
+        return {"transport": "tcp", "token_sha256": token_sha256(token)}, token
+    assert command is not None
+    if not shlex.split(command):
+        fail("--command: empty")
+    folder = Path(cwd or ".").resolve()
+    if not folder.is_dir():
+        fail(f"--cwd: {folder} is not a folder")
+    table: dict[str, Any] = {"command": shlex.split(command), "cwd": str(folder)}
+    if sandbox is not None:
+        table["sandbox"] = sandbox
+    if env:
+        table["env"] = parse_env(tuple(env))
+    return table, None
+
+
+def _add(
+    folder: str,
+    name: str,
+    author: str | None,
+    update: bool,
+    table: dict[str, Any],
+    token: str | None,
+) -> None:
+    from ..arena.config import entry_problem, without_author
+    from ..arena.ledger import ArenaError
+    from ..league.config import ConfigError
+    from ..text import quoted
+
+    if (problem := entry_problem(name)) is not None:
+        fail(f"NAME {quoted(name)} {problem}")
+    arena, ledger = _open(folder)
+    try:
+        try:  # checked as the arena will read it: a bad table never reaches the ledger
+            arena.table_config(
+                arena.sizes[0],
+                [
+                    without_author({**table, "name": f"{name}@1"}),
+                    {"name": "probe", "command": ["true"], "sandbox": "none"},
+                ],
+                check_folders=True,
+            )
+        except ConfigError as exc:
+            fail(str(exc).replace("bot[0]", name))
+        version = ledger.add(
+            name,
+            author or name,
+            table,
+            update=update,
+            max_active=arena.arena.max_active_per_author,
+            per_day=arena.arena.uploads_per_day,
+            status="pending",
+        )
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        ledger.close()
+    click.echo(
+        f"{version.name}: added, waiting for validation"
+        if not version.tcp
+        else f"{version.name}: added (tcp)"
+    )
+    if token is not None:
+        click.echo(token)
+        click.echo(
+            f"referee arena: give the token above to the author of {quoted(name)}; the bot "
+            f"connects with: referee connect HOST:PORT --name {version.name} --token-file FILE "
+            "-- COMMAND (the arena's --host and --port; it is shown once, and the arena keeps "
+            "only its SHA-256)",
+            err=True,
+        )
+
+
+_entry_options = [
+    click.option("--command", default=None, help="The bot's command line (run in --cwd)."),
+    click.option("--cwd", default=None, help="Its folder (default: the current one)."),
+    click.option("--tcp", is_flag=True, help="A bot that connects over TCP; prints its token."),
+    click.option(
+        "--sandbox",
+        type=click.Choice(["auto", "bwrap", "none"]),
+        default=None,
+        help="Where it runs (default: the arena's sandbox).",
+    ),
+    click.option(
+        "--env", multiple=True, metavar="KEY=VALUE", help="An environment variable for it."
+    ),
+]
+
+
+def _with_entry_options(fn: Any) -> Any:
+    for option in reversed(_entry_options):
+        fn = option(fn)
+    return fn
+
+
+@arena_cmd.command("add")
+@click.argument("folder", metavar="DIR")
+@click.argument("name")
+@_with_entry_options
+@click.option(
+    "--author",
+    default=None,
+    help="Its author (default: NAME); one author's versions never share a table.",
+)
+def arena_add_cmd(
+    folder: str,
+    name: str,
+    command: str | None,
+    cwd: str | None,
+    tcp: bool,
+    sandbox: str | None,
+    env: tuple[str, ...],
+    author: str | None,
+) -> None:
+    """Add entry NAME to the arena in DIR (running or not): it plays once validated."""
+    table, token = _bot_table(command, cwd, tcp, sandbox, env)
+    _add(folder, name, author, False, table, token)
+
+
+@arena_cmd.command("update")
+@click.argument("folder", metavar="DIR")
+@click.argument("name")
+@_with_entry_options
+def arena_update_cmd(
+    folder: str,
+    name: str,
+    command: str | None,
+    cwd: str | None,
+    tcp: bool,
+    sandbox: str | None,
+    env: tuple[str, ...],
+) -> None:
+    """A new version of entry NAME: once validated it plays instead of the old one,
+    which keeps its history."""
+    table, token = _bot_table(command, cwd, tcp, sandbox, env)
+    _add(folder, name, None, True, table, token)
+
+
+@arena_cmd.command("remove")
+@click.argument("folder", metavar="DIR")
+@click.argument("name")
+def arena_remove_cmd(folder: str, name: str) -> None:
+    """Take entry NAME out: it plays no new game; its games and history stay."""
+    from ..arena.ledger import ArenaError
+
+    _, ledger = _open(folder)
+    try:
+        names = ledger.remove(name)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        ledger.close()
+    click.echo(f"{name}: removed ({', '.join(names) or 'no version was playing'})")
+
+
+@arena_cmd.command("list")
+@click.argument("folder", metavar="DIR")
+def arena_list_cmd(folder: str) -> None:
+    """Every entry and version: status, why, games, and a rejected version's stderr."""
+    from ..arena.validate import stderr_tail
+    from ..text import shown
+
+    arena, ledger = _open(folder)
+    try:
+        versions = ledger.versions()
+    finally:
+        ledger.close()
+    if not versions:
+        click.echo("no entry yet")
+    for v in versions:
+        kind = "tcp" if v.tcp else shlex.join(v.bot.get("command", []))
+        line = f"{v.name}  {v.status}  author {v.author}  {v.games} games  {kind}"
+        click.echo(shown(line))
+        if v.reason:
+            click.echo(shown(f"    {v.reason}"))
+        if v.evidence:
+            for item in json.loads(v.evidence):
+                click.echo(shown(f"    {item['game']}: {item['fault']}"))
+        if v.status == "rejected" and v.stderr:
+            click.echo(shown(f"    stderr ({v.stderr}):"))
+            for text in stderr_tail(arena.out, v.stderr).splitlines()[-10:]:
+                click.echo(shown(f"    | {text}"))
+
+
+@arena_cmd.command("status")
+@click.argument("folder", metavar="DIR")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+def arena_status_cmd(folder: str, as_json: bool) -> None:
+    """The leaderboard and what is in play."""
+    from rich.table import Table
+
+    from ..arena.board import leaderboard, status_of
+    from ..arena.run import running
+    from ..text import shown
+
+    arena, ledger = _open(folder)
+    try:
+        board = leaderboard(ledger, arena.arena.provisional_sigma)
+        units = ledger.units("open")
+        pending = ledger.versions(("pending",))
+        games = ledger.count()
+        frozen = ledger.meta("frozen") is not None
+        final = ledger.meta("final")
+    finally:
+        ledger.close()
+    live = running(arena.out)
+    if as_json:
+        data = {
+            "running": live,
+            "frozen": frozen,
+            "games": games,
+            "leaderboard": [
+                {
+                    "place": r.place,
+                    "version": r.version.name,
+                    "author": r.version.author,
+                    "rating": r.version.conservative,
+                    "mu": r.version.mu,
+                    "sigma": r.version.sigma,
+                    "status": status_of(r.version, r.provisional),
+                    "games": r.version.games,
+                    "fault_rate": r.version.fault_rate,
+                    "refit": r.refit,
+                }
+                for r in board
+            ],
+            "in_play": [{"unit": u.id, "stage": u.stage, "seats": list(u.seats)} for u in units],
+            "pending": [v.name for v in pending],
+            "final": json.loads(final) if final else None,
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = wide_console()
+    state = "running" if live else "stopped"
+    console.print(
+        shown(f"{arena.name}: {state}{', frozen' if frozen else ''}; {games} rated games"),
+        markup=False,
+        highlight=False,
+    )
+    grid = Table(title=None)
+    for head in ("#", "version", "author", "μ − 3σ", "μ ± σ", "status", "games", "faults", "refit"):
+        grid.add_column(
+            head, justify="right" if head in ("#", "games", "μ − 3σ", "faults", "refit") else "left"
+        )
+    for r in board:
+        v = r.version
+        grid.add_row(
+            str(r.place),
+            shown(v.name),
+            shown(v.author),
+            f"{v.conservative:.2f}",
+            f"{v.mu:.2f} ± {v.sigma:.2f}",
+            status_of(v, r.provisional),
+            str(v.games),
+            f"{v.fault_rate:.0%}",
+            "–" if r.refit is None else f"{r.refit:+.2f}",
+        )
+    console.print(grid)
+    word = "in play" if live else "to resume"
+    for u in units:
+        console.print(
+            shown(f"{word}: unit {u.id} ({u.stage}): {', '.join(u.seats)}"),
+            markup=False,
+            highlight=False,
+        )
+    for v in pending:
+        console.print(shown(f"waiting for validation: {v.name}"), markup=False, highlight=False)
+    if final:
+        console.print(
+            shown(f"final: {json.loads(final)['summary']}"), markup=False, highlight=False
+        )
+
+
+@arena_cmd.command("stop")
+@click.argument("folder", metavar="DIR")
+def arena_stop_cmd(folder: str) -> None:
+    """Ask the arena running in DIR to stop (within a second); the games in play are
+    abandoned, never counted, and played again when it resumes."""
+    from ..arena.run import running
+
+    arena, ledger = _open(folder)
+    try:
+        if not running(arena.out):
+            fail(f"{arena.out}: no arena is running there")
+        ledger.set_meta("stop", "1")
+    finally:
+        ledger.close()
+    click.echo("stop asked for")
+
+
+@arena_cmd.command("freeze")
+@click.argument("folder", metavar="DIR")
+def arena_freeze_cmd(folder: str) -> None:
+    """Close entries: no add or update from now on; the arena plays on."""
+    import time
+
+    _, ledger = _open(folder)
+    try:
+        if ledger.meta("frozen") is None:
+            ledger.set_meta("frozen", str(time.time()))
+    finally:
+        ledger.close()
+    click.echo("frozen: entries are closed")
+
+
+@arena_cmd.command("final")
+@click.argument("folder", metavar="DIR")
+@click.option(
+    "--top",
+    type=click.IntRange(min=2),
+    required=True,
+    help="Finalists: the top N of the leaderboard.",
+)
+@click.option(
+    "--budget", type=click.IntRange(min=1), default=2000, show_default=True, help="Games at most."
+)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Tables at once.")
+@click.option(
+    "--site",
+    "site_dir",
+    metavar="DIRECTORY",
+    default=None,
+    help="Bring this site up to date after it.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
+def arena_final_cmd(
+    folder: str, top: int, budget: int, jobs: int | None, site_dir: str | None, quiet: bool
+) -> None:
+    """Play the final among the top N versions (the arena stopped and frozen): a
+    duplicate round-robin on fresh deals until every adjacent pair is separated at 95%
+    or the budget runs out. Exit 0 when every pair was separated, 1 when not."""
+    from ..arena.final import run_final
+    from ..arena.ledger import ArenaError
+    from ..arena.run import arena_lock
+    from ..arena.site import build_arena_site
+    from ..bots.sandbox import resolve
+    from ..league.config import default_jobs
+    from ..text import shown
+
+    arena, ledger = _open(folder)
+    console = wide_console()
+    try:
+        with arena_lock(arena.out):
+            auto, _ = resolve("auto")
+            result = run_trio(
+                lambda: run_final(
+                    arena,
+                    ledger,
+                    top=top,
+                    budget=budget,
+                    jobs=jobs or default_jobs(),
+                    console=console,
+                    quiet=quiet,
+                    auto=auto,
+                )
+            )
+            if site_dir is not None:
+                build_arena_site(arena, ledger, Path(site_dir))
+    except ArenaError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        print("final stopped; run it again to resume", file=sys.stderr)
+        sys.exit(130)
+    finally:
+        ledger.close()
+    for k, row in enumerate(result.standings, start=1):
+        click.echo(shown(f"{k}. {row['name']}  score {row['score']:.3f}  {row['games']} games"))
+    click.echo(shown(result.summary))
+    sys.exit(0 if result.complete else 1)
+
+
+@arena_cmd.command("site")
+@click.argument("folder", metavar="DIR")
+@click.option("--to", metavar="DIRECTORY", default=None, help="Where (default DIR/site).")
+def arena_site_cmd(folder: str, to: str | None) -> None:
+    """Build (or bring up to date) the arena's results site."""
+    from ..arena.site import build_arena_site
+
+    arena, ledger = _open(folder)
+    try:
+        built = build_arena_site(arena, ledger, Path(to) if to else None)
+    finally:
+        ledger.close()
+    click.echo(
+        f"site: {Path(to) if to else arena.out / 'site'}: {built.published} replays "
+        f"published, {built.entries} entry pages written"
+    )

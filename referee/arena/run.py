@@ -44,6 +44,7 @@ from ..league.standings import rating_model
 from ..logs.outputs import ready_folder
 from ..text import shown
 from . import matchmaking
+from .board import make_refit, refit_due
 from .config import ArenaConfig, without_author
 from .ledger import DB_NAME, ArenaError, ArenaLedger, Unit, Version
 from .validate import validate
@@ -139,6 +140,8 @@ class ArenaRun:
     wake: trio.Event = field(default_factory=trio.Event)
     recorded: int = 0
     turn: int = 0  # which table size the next new table takes
+    background: trio.Nursery | None = None  # where the refit runs
+    refitting: bool = False
 
     def say(self, line: str) -> None:
         if not self.quiet:
@@ -174,6 +177,7 @@ class ArenaRun:
         async with trio.open_nursery() as procs:
             try:
                 async with trio.open_nursery() as games:
+                    self.background = games
                     games.start_soon(self._watch_stop, games.cancel_scope)
                     for unit in self.ledger.units("open", "arena"):
                         self._start_unit(games, procs, unit, key, seed_key)
@@ -332,6 +336,18 @@ class ArenaRun:
                 self.say(f"{v.name} suspended: {reason}")
         if self.site is not None:
             self.site.recorded()
+        due = not self.refitting and self.background is not None
+        if due and await self.ledger.in_thread(refit_due, self.ledger):
+            assert self.background is not None
+            self.refitting = True
+            self.background.start_soon(self._refit)
+
+    async def _refit(self) -> None:
+        """The order-free refit, on a connection of its own: the games play on."""
+        try:
+            await trio.to_thread.run_sync(_refit_at, self.ledger.path, abandon_on_cancel=True)
+        finally:
+            self.refitting = False
 
     async def _validate(self, version: Version, key: bytes, seed_key: bytes) -> None:
         try:
@@ -368,6 +384,14 @@ class ArenaRun:
         finally:
             self.validating = None
             self.poke()
+
+
+def _refit_at(path: Path) -> None:
+    ledger = ArenaLedger(path)
+    try:
+        make_refit(ledger)
+    finally:
+        ledger.close()
 
 
 def secrets_seed() -> int:

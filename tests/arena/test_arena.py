@@ -1,0 +1,111 @@
+"""The arena with real bot processes, through its command line: versions added,
+updated and removed while it runs, a crashing newcomer rejected at validation, a bot
+suspended for its faults, and `stop`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from referee.arena.ledger import ArenaLedger
+
+from ._arena import Running, arena_file, bot, games_of, referee, status
+
+
+def test_entries_join_change_and_leave_while_the_arena_runs(tmp_path: Path) -> None:
+    path = arena_file(
+        tmp_path,
+        {"greedy": bot("sample_bots/greedy_bot.py"), "random": bot("sample_bots/random_bot.py")},
+    )
+    out = tmp_path / "out"
+    run = Running(path, out, "--jobs", "1", "--site", str(tmp_path / "site"))
+    try:
+        run.wait("the file's bots to play", lambda led: led.count() >= 4)
+        # A newcomer, added while it runs: validated, then its burst.
+        added = referee(
+            "arena", "add", str(out), "newbie", "--command", bot("sample_bots/greedy_bot.py"),
+            "--author", "nina",
+        )
+        assert "newbie@1: added, waiting for validation" in added.stdout
+        run.wait("newbie to play", lambda led: games_of(led, "newbie@1") >= 3)
+        newbie = run.version("newbie@1")
+        assert newbie is not None and newbie.reason.startswith("passed check-bot")
+        # A crashing newcomer never plays: the reason and its stderr are kept.
+        referee("arena", "add", str(out), "crasher", "--command", bot("crash_before_ready.py"))
+        run.wait("crasher to be rejected", lambda led: status(led, "crasher@1") == "rejected")
+        listed = referee("arena", "list", str(out)).stdout
+        assert "crasher@1  rejected" in listed and "check-bot: handshake" in listed
+        assert "stderr (stderr/crasher" in listed
+        # An update: once validated, the new version plays and the old one is retired.
+        before = games_of(run.ledger(), "random@1")
+        referee("arena", "update", str(out), "random", "--command", bot("lowest.py"))
+        run.wait("random@2 to play", lambda led: games_of(led, "random@2") >= 2)
+        old = run.version("random@1")
+        assert old is not None and old.status == "retired" and old.games >= before
+        # A removal: no new game for it.
+        referee("arena", "remove", str(out), "newbie")
+        led = run.ledger()
+        gone_at = games_of(led, "newbie@1")
+        mark = led.count()
+        led.close()
+        run.wait("more games", lambda led: led.count() >= mark + 6)
+        # At most the unit it was in when removed (two games) is played on.
+        assert games_of(run.ledger(), "newbie@1") <= gone_at + 1
+        assert run.stop() == 0
+    finally:
+        run.close()
+    led = ArenaLedger(out / "arena.db")
+    try:
+        assert status(led, "newbie@1") == "removed"
+        assert status(led, "crasher@1") == "rejected"
+        assert games_of(led, "crasher@1") == 0
+        # Every unit holds each of its rotations once; a removed version's units after
+        # its removal were abandoned, never played on.
+        rows = led.db.execute("SELECT unit, rotation, COUNT(*) FROM games GROUP BY unit, rotation")
+        assert all(n == 1 for _, _, n in rows)
+        for unit in led.units():
+            got = led.recorded_rotations(unit.id)
+            assert got <= set(range(unit.games))
+            if unit.state == "done":
+                assert got == set(range(unit.games))
+    finally:
+        led.close()
+    site = tmp_path / "site"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "greedy@1" in index and "random@2" in index
+    page = (site / "bot-crasher.html").read_text(encoding="utf-8")
+    assert "rejected" in page and "check-bot: handshake" in page
+
+
+def test_a_bot_that_faults_in_arena_games_is_suspended_with_the_evidence(tmp_path: Path) -> None:
+    path = arena_file(
+        tmp_path,
+        {
+            "greedy": bot("sample_bots/greedy_bot.py"),
+            "random": bot("sample_bots/random_bot.py"),
+            "flaky": bot("arena_flaky.py"),
+        },
+        max_fault_rate=0.5,
+        fault_window=6,
+    )
+    out = tmp_path / "out"
+    run = Running(path, out, "--jobs", "1")
+    try:
+        run.wait("flaky to be suspended", lambda led: status(led, "flaky@1") == "suspended")
+        flaky = run.version("flaky@1")
+        assert flaky is not None
+        assert flaky.reason.startswith("faults in ") and "max_fault_rate = 0.5" in flaky.reason
+        evidence = json.loads(flaky.evidence)
+        assert evidence and all("illegal" in e["fault"] for e in evidence)
+        # It passed its validation: it misbehaves only against other versions.
+        assert run.version("greedy@1").status == "active"  # type: ignore[union-attr]
+        mark = run.ledger().count()
+        run.wait("games after the suspension", lambda led: led.count() >= mark + 4)
+        played = games_of(run.ledger(), "flaky@1")
+        run.wait("more games", lambda led: led.count() >= mark + 8)
+        assert games_of(run.ledger(), "flaky@1") == played
+        listed = referee("arena", "list", str(out)).stdout
+        assert "flaky@1  suspended" in listed and "illegal" in listed
+        assert run.stop() == 0
+    finally:
+        run.close()

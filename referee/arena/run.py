@@ -461,6 +461,10 @@ async def run_arena(
         with arena_lock(out):
             ledger.claim(arena.terms(), {"path": str(arena.path), "data": raw or {}})
             seed_entries(arena, ledger)
+            # A validation cut short is made again from the start (its version is still
+            # pending): the game it left is over, and may be published.
+            for unit in ledger.units("open", "validation"):
+                ledger.close_unit(unit.id, "abandoned")
             auto, note = resolve("auto")
             if note:
                 console.print(

@@ -27,14 +27,16 @@ def bot(script: str, *args: str) -> str:
     return " ".join([sys.executable, str(path), *args])
 
 
-def arena_file(tmp: Path, bots: dict[str, str], **arena: Any) -> Path:
-    """ARENA.toml with `bots` (name -> command), single-round games, no sandbox (the
-    sandbox's own tests run the arena's bots in it)."""
+def arena_file(
+    tmp: Path, bots: dict[str, str], *, rules: str = 'rounds = "single"', **arena: Any
+) -> Path:
+    """ARENA.toml with `bots` (name -> command), single-round games (or `rules`), no
+    sandbox (the sandbox's own tests run the arena's bots in it)."""
     terms = {"name": "t", "tables": 2, "sandbox": "none", "newcomer_games": 4, **arena}
     lines = ["[arena]"]
     for key, value in terms.items():
         lines.append(f"{key} = {_toml(value)}")
-    lines += ["", "[rules]", 'preset = "standard"', 'rounds = "single"', ""]
+    lines += ["", "[rules]", 'preset = "standard"', rules, ""]
     for name, command in bots.items():
         lines += ["[[bot]]", f"name = {_toml(name)}", f"command = {_toml(command)}"]
         lines += [f"cwd = {_toml(str(ROOT))}", ""]

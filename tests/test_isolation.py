@@ -20,13 +20,16 @@ referee's own interpreter may lie in root's home). As a user, the root run skips
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -284,3 +287,51 @@ def test_as_root_a_bot_folder_others_cannot_read_is_refused_in_one_line(tmp_path
     [line] = done.stderr.splitlines()
     assert f"{closed} (mode 0700) is not readable by other users" in line
     assert f"chmod o+rx {closed}" in line
+
+
+@needs_bwrap
+def test_an_arenas_sandboxed_bots_cannot_read_its_ledger_or_file(runner: Runner) -> None:
+    # The arena's ledger holds its deal key and every hand of the games in play; its
+    # folder and file sit in the bots' own folder here. tests/bots/peek.py tries both.
+    paths = ["arena.toml", "out"]
+    command = json.dumps([runner.python, str(BOTS / "peek.py"), *paths])
+    bots = "".join(f'[[bot]]\nname = "p{i}"\ncommand = {command}\n' for i in (1, 2))
+    arena = runner.folder / "arena.toml"
+    arena.write_text(
+        '[arena]\nname = "sealed"\ntables = 2\nout = "out"\nsandbox = "bwrap"\n'
+        '[rules]\nmax_pip = 6\nrounds = "single"\n' + bots
+    )
+    if runner.mode == "user" and os.geteuid() == 0:
+        os.chown(arena, THROWAWAY_UID, THROWAWAY_UID)
+    proc = subprocess.Popen(
+        [*runner.prefix, "arena", str(arena), "-j", "1", "-q"],
+        cwd=runner.folder,
+        env=runner.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (runner.folder / "out" / "arena.db").is_file() and _arena_games(runner) >= 4:
+                break
+            time.sleep(0.2)
+        stop = runner.run("arena", "stop", "out")
+        assert stop.returncode == 0, stop.stdout + stop.stderr
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, output
+    seen = {(str(r["path"]), r["got"]) for r in reports(runner.folder / "out")}
+    assert seen == {(p, False) for p in paths}, seen
+
+
+def _arena_games(runner: Runner) -> int:
+    """The arena games recorded so far (0 while its ledger is being made)."""
+    with contextlib.closing(sqlite3.connect(runner.folder / "out" / "arena.db")) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM games WHERE stage = 'arena'").fetchone()[0])
+        except sqlite3.Error:
+            return 0

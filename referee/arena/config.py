@@ -110,6 +110,17 @@ class ArenaConfig:
             "bot": bots,
         }
 
+    def probe_config(self, size: int) -> LeagueConfig:
+        """The `LeagueConfig` of a table of `size` seats, without a real bot: its rules,
+        clocks and server limits."""
+        return self.table_config(size, probes(size))
+
+    def check_bot(self, bot: dict[str, Any]) -> None:
+        """`ConfigError` for a [[bot]] table (with or without `author`) the league's
+        checks refuse, named as bot[0]."""
+        size = self.sizes[0]
+        self.table_config(size, [without_author(bot), *probes(size, taken=1)])
+
     def table_config(
         self,
         table: int,
@@ -205,21 +216,25 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
     # The league's checks read the rules, the clocks, the server limits and every bot:
     # a bad one is named now, before the arena starts.
     for size in sizes:
-        probe = [_probe(i) for i in range(2)]
         try:
-            config.table_config(size, probe)
+            config.table_config(size, probes(size))
         except ConfigError as exc:
             raise ConfigError(f"{exc} (arena.tables = {size}, in {path})") from None
     for i, bot in enumerate(bots):
         try:
-            config.table_config(sizes[0], [without_author(bot), _probe(0)])
+            config.check_bot(bot)
         except ConfigError as exc:
             raise ConfigError(str(exc).replace("bot[0]", f"bot[{i}]")) from None
     return config
 
 
-def _probe(i: int) -> dict[str, Any]:
-    return {"name": f"probe-{i}", "command": ["true"], "sandbox": "none"}
+def probes(n: int, *, taken: int = 0) -> list[dict[str, Any]]:
+    """Stand-in [[bot]] tables that fill a table to `n` seats when `taken` are real:
+    the league's checks want a full table; nothing ever starts them."""
+    return [
+        {"name": f"probe-{i}", "command": ["true"], "sandbox": "none"}
+        for i in range(max(0, n - taken))
+    ]
 
 
 def without_author(bot: dict[str, Any]) -> dict[str, Any]:

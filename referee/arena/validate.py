@@ -49,13 +49,9 @@ def battery_of(config: LeagueConfig, sizes: tuple[int, ...], make: ArenaConfig) 
     """A single round in every seat of every table size of the arena, under its rules."""
     rules = []
     for size in sizes:
-        table = make.table_config(size, [_probe(0), _probe(1)]).rules
+        table = make.probe_config(size).rules
         rules.extend([dataclasses.replace(table, rounds=type(table.rounds).SINGLE)] * size)
     return Battery((("arena rules", tuple(rules)),))
-
-
-def _probe(i: int) -> dict[str, object]:
-    return {"name": f"probe-{i}", "command": ["true"], "sandbox": "none"}
 
 
 async def validate(

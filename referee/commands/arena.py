@@ -183,10 +183,7 @@ def arena_run_cmd(
                 tls = self_signed(arena.out / "tls", host)
         except TlsError as exc:
             fail(str(exc))
-        probe = [{"name": f"probe-{i}", "command": ["true"], "sandbox": "none"} for i in range(2)]
-        server = BotServer(
-            arena.table_config(arena.sizes[0], probe), tls=tls.context if tls else None
-        )
+        server = BotServer(arena.probe_config(arena.sizes[0]), tls=tls.context if tls else None)
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(server.serve, host, port)
             name = listeners[0].socket.getsockname()
@@ -262,7 +259,7 @@ def _add(
     table: dict[str, Any],
     token: str | None,
 ) -> None:
-    from ..arena.config import entry_problem, without_author
+    from ..arena.config import entry_problem
     from ..arena.ledger import ArenaError
     from ..league.config import ConfigError
     from ..text import quoted
@@ -272,14 +269,7 @@ def _add(
     arena, ledger = _open(folder)
     try:
         try:  # checked as the arena will read it: a bad table never reaches the ledger
-            arena.table_config(
-                arena.sizes[0],
-                [
-                    without_author({**table, "name": f"{name}@1"}),
-                    {"name": "probe", "command": ["true"], "sandbox": "none"},
-                ],
-                check_folders=True,
-            )
+            arena.check_bot({**table, "name": f"{name}@1"})
         except ConfigError as exc:
             fail(str(exc).replace("bot[0]", name))
         version = ledger.add(

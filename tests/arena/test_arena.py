@@ -23,8 +23,14 @@ def test_entries_join_change_and_leave_while_the_arena_runs(tmp_path: Path) -> N
         run.wait("the file's bots to play", lambda led: led.count() >= 4)
         # A newcomer, added while it runs: validated, then its burst.
         added = referee(
-            "arena", "add", str(out), "newbie", "--command", bot("sample_bots/greedy_bot.py"),
-            "--author", "nina",
+            "arena",
+            "add",
+            str(out),
+            "newbie",
+            "--command",
+            bot("sample_bots/greedy_bot.py"),
+            "--author",
+            "nina",
         )
         assert "newbie@1: added, waiting for validation" in added.stdout
         run.wait("newbie to play", lambda led: games_of(led, "newbie@1") >= 3)

@@ -23,8 +23,10 @@ def warm(tmp_path: Path, bots: dict[str, str]) -> Path:
     try:
         run.wait(
             "every bot to play",
-            lambda led: all(v.games >= 4 for v in led.versions(("active",)))
-            and len(led.versions(("active",))) == len(bots),
+            lambda led: (
+                all(v.games >= 4 for v in led.versions(("active",)))
+                and len(led.versions(("active",))) == len(bots)
+            ),
         )
         assert run.stop() == 0
     finally:

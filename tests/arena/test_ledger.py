@@ -32,7 +32,9 @@ def add(led: ArenaLedger, entry: str, author: str = "", **kw: object) -> str:
     return v.name
 
 
-def record(idx: int, seats: list[str], ranks: list[int], faults: list[dict[str, object]] | None = None) -> Record:
+def record(
+    idx: int, seats: list[str], ranks: list[int], faults: list[dict[str, object]] | None = None
+) -> Record:
     return Record(
         idx=idx,
         game_id=f"g{idx + 1:05d}",

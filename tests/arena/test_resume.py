@@ -38,9 +38,12 @@ def test_a_killed_arena_resumes_with_no_game_lost_or_doubled(tmp_path: Path) -> 
         # Killed while a unit is half played: one game of it recorded, the next in play.
         first.wait(
             "a unit half played",
-            lambda led: led.count() >= 6
-            and any(
-                0 < len(led.recorded_rotations(u.id)) < u.games for u in led.units("open", "arena")
+            lambda led: (
+                led.count() >= 6
+                and any(
+                    0 < len(led.recorded_rotations(u.id)) < u.games
+                    for u in led.units("open", "arena")
+                )
             ),
         )
         first.kill()
@@ -55,8 +58,10 @@ def test_a_killed_arena_resumes_with_no_game_lost_or_doubled(tmp_path: Path) -> 
     try:
         second.wait(
             "the cut units played and more games",
-            lambda led: not (set(cut) & {u.id for u in led.units("open")})
-            and led.count() >= len(before) + 6,
+            lambda led: (
+                not (set(cut) & {u.id for u in led.units("open")})
+                and led.count() >= len(before) + 6
+            ),
         )
         assert second.stop() == 0
     finally:
@@ -76,7 +81,7 @@ def test_a_killed_arena_resumes_with_no_game_lost_or_doubled(tmp_path: Path) -> 
         assert totals == 2 * led.count()  # two seats a game, every game counted once
     finally:
         led.close()
-    for idx, (_, _, game_id, *_rest) in after.items():
+    for _, _, game_id, *_rest in after.values():
         log = find_log(out / "logs", str(game_id))
         assert log is not None, game_id
         assert read_log(log).complete, game_id

@@ -40,9 +40,19 @@ def test_a_tcp_bot_joins_late_plays_single_games_and_leaves(tmp_path: Path) -> N
         env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
         connect = subprocess.Popen(
             [
-                sys.executable, "-m", "referee", "connect", address, "--name", "net@1",
-                "--token-file", str(token_file), "--no-reconnect", "--",
-                sys.executable, str(ROOT / "sample_bots" / "random_bot.py"),
+                sys.executable,
+                "-m",
+                "referee",
+                "connect",
+                address,
+                "--name",
+                "net@1",
+                "--token-file",
+                str(token_file),
+                "--no-reconnect",
+                "--",
+                sys.executable,
+                str(ROOT / "sample_bots" / "random_bot.py"),
             ],
             cwd=ROOT,
             env=env,

@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS games (
     ended REAL NOT NULL,
     record TEXT NOT NULL,
     pruned INTEGER NOT NULL DEFAULT 0,
-    site INTEGER NOT NULL DEFAULT 0  -- on the site: 0 not yet, 1 listed, 2 replay published
+    site INTEGER NOT NULL DEFAULT 0  -- on the site: 0 not yet, 1 listed, 2 replayable, 3 pruned
 );
 CREATE INDEX IF NOT EXISTS games_site ON games (site) WHERE site < 2;
 CREATE INDEX IF NOT EXISTS games_unit ON games (unit);
@@ -194,7 +194,7 @@ class Game:
     faulted: list[bool]
     finished: str
     pruned: bool
-    site: int  # 0: not on the site yet, 1: listed, 2: its replay published
+    site: int  # 0: not on the site yet, 1: listed, 2: its replay published, 3: pruned
 
     @property
     def replayable(self) -> bool:
@@ -628,7 +628,10 @@ class ArenaLedger:
         return [(int(i), float(mu), float(s)) for i, mu, s in rows]
 
     def mark_pruned(self, indexes: Sequence[int]) -> None:
-        self.db.executemany("UPDATE games SET pruned = 1 WHERE idx = ?", [(i,) for i in indexes])
+        """Games whose logs are gone: the site lists them again, without a replay."""
+        self.db.executemany(
+            "UPDATE games SET pruned = 1, site = 0 WHERE idx = ?", [(i,) for i in indexes]
+        )
 
     def unpruned_before(self, idx: int) -> list[tuple[int, str]]:
         rows = self.db.execute(

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 from rich.console import Console
@@ -47,10 +47,8 @@ from . import matchmaking
 from .board import make_refit, refit_due
 from .config import ArenaConfig, without_author
 from .ledger import DB_NAME, ArenaError, ArenaLedger, Unit, Version
+from .site import ArenaSite, prune_replays
 from .validate import validate
-
-if TYPE_CHECKING:
-    from .site import ArenaSite
 
 log = logging.getLogger(__name__)
 
@@ -317,6 +315,10 @@ class ArenaRun:
             self.in_play.pop(unit.id, None)
             self.busy.difference_update(unit.seats)
             self.poke()
+        keep = self.arena.arena.keep_replays
+        if keep:
+            site = None if self.site is None else self.site.folder
+            await self.ledger.in_thread(prune_replays, self.arena.out, self.ledger, keep, site)
 
     async def _keep(self, unit: Unit, rotation: int, rec: Record) -> None:
         window = self.arena.arena.fault_window

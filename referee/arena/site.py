@@ -111,7 +111,7 @@ def build_arena_site(arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = 
     touched: set[str] = set()
     published = 0
     for g in pending:
-        target = 2 if g.unit in closed and not g.pruned else 1
+        target = 3 if g.pruned else 2 if g.unit in closed else 1
         if target == 2 and not _publish(arena.out, site, g):
             target = 1  # no readable log: listed, not replayable
         if target == 2:
@@ -435,6 +435,11 @@ class ArenaSite:
     _busy: bool = field(default=False, init=False)
     _again: bool = field(default=False, init=False)
     _nursery: trio.Nursery | None = field(default=None, init=False)
+
+    @property
+    def folder(self) -> Path:
+        """Where the site is."""
+        return self.to if self.to is not None else self.arena.out / "site"
 
     def build(self) -> Built:
         ledger = ArenaLedger(self.arena.out / "arena.db")

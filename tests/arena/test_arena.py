@@ -115,3 +115,35 @@ def test_a_bot_that_faults_in_arena_games_is_suspended_with_the_evidence(tmp_pat
         assert run.stop() == 0
     finally:
         run.close()
+
+
+def test_old_replays_are_pruned_and_their_results_kept(tmp_path: Path) -> None:
+    path = arena_file(
+        tmp_path,
+        {"greedy": bot("sample_bots/greedy_bot.py"), "random": bot("sample_bots/random_bot.py")},
+        keep_replays=4,
+    )
+    out = tmp_path / "out"
+    site = tmp_path / "site"
+    run = Running(path, out, "--jobs", "1", "--site", str(site))
+    try:
+        run.wait("a dozen games", lambda led: led.count() >= 12)
+        assert run.stop() == 0
+    finally:
+        run.close()
+    led = ArenaLedger(out / "arena.db")
+    try:
+        games = led.games(stage=None)
+        newest = max(g.idx for g in games)
+        pruned = [g for g in games if g.pruned]
+        assert pruned and all(g.idx <= newest - 4 for g in pruned)
+        kept_logs = {p.name.split(".")[0] for p in (out / "logs").iterdir()}
+        assert not kept_logs & {g.game_id for g in pruned}
+        assert not any((site / "games").glob(f"{pruned[0].game_id}.*"))
+        # Their results stay: on the ledger, the ratings and the lists.
+        assert sum(v.games for v in led.versions()) == 2 * led.count()
+        listing = (site / "games-1.html").read_text(encoding="utf-8")
+        assert pruned[-1].game_id in listing
+        assert f"replay.html?game={pruned[-1].game_id}" not in listing
+    finally:
+        led.close()

@@ -85,6 +85,9 @@ CREATE TABLE IF NOT EXISTS games (
     site INTEGER NOT NULL DEFAULT 0  -- on the site: 0 not yet, 1 listed, 2 replayable, 3 pruned
 );
 CREATE INDEX IF NOT EXISTS games_site ON games (site) WHERE site < 2;
+CREATE INDEX IF NOT EXISTS games_kept ON games (idx) WHERE pruned = 0;
+CREATE INDEX IF NOT EXISTS units_open ON units (state) WHERE state = 'open';
+CREATE TABLE IF NOT EXISTS counts (stage TEXT PRIMARY KEY, n INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS games_unit ON games (unit);
 CREATE TABLE IF NOT EXISTS steps (
     name TEXT NOT NULL, idx INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL
@@ -441,6 +444,7 @@ class ArenaLedger:
         return Unit(unit_id, stage, size, tuple(seats), games, first, "open", time.time())
 
     def units(self, state: str | None = None, stage: str | None = None) -> list[Unit]:
+        """Units by id, of a state and a stage (all when None)."""
         query, args = "SELECT * FROM units", []
         where = []
         if state is not None:
@@ -507,6 +511,10 @@ class ArenaLedger:
                     json.dumps(record),
                 ),
             )
+            self.db.execute(
+                "INSERT INTO counts VALUES (?, 1) ON CONFLICT (stage) DO UPDATE SET n = n + 1",
+                (unit.stage,),
+            )
             done = self.db.execute(
                 "SELECT COUNT(*) FROM games WHERE unit = ?", (unit.id,)
             ).fetchone()[0]
@@ -571,9 +579,21 @@ class ArenaLedger:
         return {(a, b): n for a, b, n in rows}
 
     def count(self, stage: str = "arena") -> int:
-        return int(
-            self.db.execute("SELECT COUNT(*) FROM games WHERE stage = ?", (stage,)).fetchone()[0]
-        )
+        """The games recorded of a stage (a running count: no pass over the games)."""
+        row = self.db.execute("SELECT n FROM counts WHERE stage = ?", (stage,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def unit_states(self, units: Iterable[int]) -> dict[int, str]:
+        """The state of each of `units`."""
+        chosen = sorted(set(units))
+        found: dict[int, str] = {}
+        for k in range(0, len(chosen), 500):
+            part = chosen[k : k + 500]
+            rows = self.db.execute(
+                f"SELECT id, state FROM units WHERE id IN ({', '.join('?' * len(part))})", part
+            )
+            found.update((int(i), str(st)) for i, st in rows)
+        return found
 
     def games(
         self,
@@ -598,10 +618,19 @@ class ArenaLedger:
             args.append(limit)
         return [_game(r) for r in self.db.execute(query, args)]
 
-    def where(self, condition: str, args: Sequence[Any] = (), *, order: str = "idx") -> list[Game]:
+    def where(
+        self,
+        condition: str,
+        args: Sequence[Any] = (),
+        *,
+        order: str = "idx",
+        index: str | None = None,
+    ) -> list[Game]:
         """The games that meet an SQL condition (of this module's callers, never a
-        user's text), in `order`."""
-        query = f"SELECT {_GAME_COLUMNS} FROM games WHERE {condition} ORDER BY {order}"
+        user's text), in `order`, read through `index` if named (SQLite would rather
+        walk every game in order than use a partial index)."""
+        table = f"games INDEXED BY {index}" if index else "games"
+        query = f"SELECT {_GAME_COLUMNS} FROM {table} WHERE {condition} ORDER BY {order}"
         return [_game(r) for r in self.db.execute(query, tuple(args))]
 
     def games_of(self, name: str, limit: int) -> list[Game]:
@@ -633,8 +662,11 @@ class ArenaLedger:
             "UPDATE games SET pruned = 1, site = 0 WHERE idx = ?", [(i,) for i in indexes]
         )
 
-    def unpruned_before(self, idx: int) -> list[tuple[int, str]]:
+    def unpruned_before(self, idx: int) -> list[tuple[int, str, int]]:
+        """(index, game id, unit) of the games before `idx` that keep their logs."""
         rows = self.db.execute(
-            "SELECT idx, game_id FROM games WHERE pruned = 0 AND idx < ? ORDER BY idx", (idx,)
+            "SELECT idx, game_id, unit FROM games INDEXED BY games_kept WHERE pruned = 0 "
+            "AND idx < ? ORDER BY idx",
+            (idx,),
         )
-        return [(int(i), str(g)) for i, g in rows]
+        return [(int(i), str(g), int(u)) for i, g, u in rows]

@@ -77,11 +77,10 @@ def prune_replays(out: Path, ledger: ArenaLedger, keep: int, site: Path | None) 
     row = ledger.db.execute("SELECT MAX(idx) FROM games").fetchone()
     if row[0] is None:
         return 0
-    old = ledger.unpruned_before(int(row[0]) - keep + 1)
+    candidates = ledger.unpruned_before(int(row[0]) - keep + 1)
     # Never a game of an open unit: its deal is still a secret to be kept whole.
     open_units = {u.id for u in ledger.units("open")}
-    units = dict(ledger.db.execute("SELECT idx, unit FROM games WHERE pruned = 0").fetchall())
-    old = [(i, g) for i, g in old if units.get(i) not in open_units]
+    old = [(i, g) for i, g, unit in candidates if unit not in open_units]
     for _, game_id in old:
         path = find_log(out / "logs", game_id)
         if path is not None:
@@ -105,8 +104,9 @@ def build_arena_site(arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = 
     stamp = time.time()
     built = _iso(stamp)
     title = arena.name
-    closed = {u.id for u in ledger.units() if u.state != "open"}
-    pending = ledger.where("site < 2")
+    pending = ledger.where("site < 2", index="games_site")
+    states = ledger.unit_states(g.unit for g in pending)
+    closed = {u for u, state in states.items() if state != "open"}
     pages: set[int] = set()
     touched: set[str] = set()
     published = 0

@@ -13,9 +13,9 @@ that size, each figure min / median / max over `--reps` repetitions:
   synchronous=FULL: one fsync'd transaction), beside the reference of one empty
   fsync'd transaction on the same file;
 - **site refresh**: one new game, then `build_arena_site` (index, the list page, the
-  two entries' pages, the new game's replay when its unit is over), beside its
-  reference: the first build of the site at that size (with `keep_replays = 1000`,
-  so only the newest games' replays are made and kept);
+  two entries' pages, the new game's replay: its unit is over), beside its reference,
+  a build with nothing new (the index and the pages every build writes); the old
+  games stand listed, their replays pruned (`keep_replays`);
 - **sizes**: the ledger's bytes per game, and the site's files and bytes.
 
 The refit (maximum-likelihood Plackett-Luce over every game) is not on any reader's
@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from referee.arena.board import leaderboard, make_refit
-from referee.arena.config import parse_arena
+from referee.arena.config import ArenaConfig, parse_arena
 from referee.arena.ledger import MU, SIGMA, ArenaLedger
 from referee.arena.run import rate
 from referee.arena.site import build_arena_site
@@ -139,15 +139,15 @@ def make_ledger(folder: Path, games: int, rng: random.Random) -> ArenaLedger:
     db.executemany("INSERT INTO plays VALUES (?, ?)", plays)
     units = [(u, "arena", 2, "[]", 2, 2 * u, "done", now) for u in range((games + 1) // 2)]
     db.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?)", units)
-    for name, n in counts.items():
-        db.execute("UPDATE versions SET games = ? WHERE name = ?", (n, name))
+    for name, played in counts.items():
+        db.execute("UPDATE versions SET games = ? WHERE name = ?", (played, name))
     led.set_meta("next_idx", str(games))
     db.execute("INSERT INTO counts VALUES ('arena', ?)", (games,))
     db.execute("COMMIT")
     return led
 
 
-def arena_config(folder: Path) -> object:
+def arena_config(folder: Path) -> ArenaConfig:
     data = {"arena": {"name": "scale", "tables": [2, 3, 4], "keep_replays": 1000}}
     return parse_arena(data, folder / "arena.toml", out=folder)
 
@@ -162,6 +162,55 @@ def one_more(led: ArenaLedger, rng: random.Random) -> None:
     led.record(unit, 0, Record(**data), rate, 20)
 
 
+def measure(games: int, reps: int) -> tuple[str, str]:
+    """The figures at `games` recorded games: the table's line and the site's."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-scale-"))
+    try:
+        rng = random.Random(games)
+        began = time.perf_counter()
+        led = make_ledger(folder, games, rng)
+        made = time.perf_counter() - began
+        arena = arena_config(folder)
+        board = timed(lambda: leaderboard(led, 3.0), reps)
+        scan = timed(
+            lambda: led.db.execute("SELECT seats, ranks FROM games").fetchall(),
+            max(3, reps // 3),
+        )
+        record = timed(lambda: one_more(led, rng), reps)
+
+        def empty() -> None:
+            led.db.execute("BEGIN IMMEDIATE")
+            led.db.execute("INSERT OR REPLACE INTO meta VALUES ('bench', '1')")
+            led.db.execute("COMMIT")
+
+        commit = timed(empty, reps)
+        table = f"{games:>9,} | {fmt(board)} | {fmt(scan)} | {fmt(record)} | {fmt(commit)}"
+        build_arena_site(arena, led)  # the site as it stands: every old game listed
+
+        def refresh() -> None:
+            one_more(led, rng)
+            build_arena_site(arena, led)
+
+        again = timed(refresh, reps)
+        idle = timed(lambda: build_arena_site(arena, led), reps)
+        site = folder / "site"
+        files = [p for p in site.rglob("*") if p.is_file()]
+        size = sum(p.stat().st_size for p in files)
+        ledger_bytes = sum(p.stat().st_size for p in folder.glob("arena.db*"))
+        refit = ""
+        if games <= 100_000:
+            refit = f"; refit {timed(lambda: make_refit(led), 1)[0] / 1000:.1f} s"
+        site_line = (
+            f"{games:>9,} | refresh {fmt(again)} | reference: nothing new {fmt(idle)} | "
+            f"site {len(files):>5} files {size / 1e6:6.1f} MB | ledger "
+            f"{ledger_bytes / games:5.0f} B/game (made in {made:.1f} s){refit}"
+        )
+        led.close()
+        return table, site_line
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=11, help="repetitions of each figure")
@@ -169,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = SIZES[:2] if args.quick else SIZES
     print(
-        f"arena at scale: {VERSIONS} versions, tables of 2-4; ms as min / median / max of {args.reps}"
+        f"arena at scale: {VERSIONS} versions, tables of 2-4; ms as min / median / max "
+        f"of {args.reps}"
     )
     print(
         f"{'games':>9} | {'leaderboard':>26} | {'reference: all games':>26} | "
@@ -177,50 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     site_lines = []
     for games in sizes:
-        folder = Path(tempfile.mkdtemp(prefix="arena-scale-"))
-        try:
-            rng = random.Random(games)
-            began = time.perf_counter()
-            led = make_ledger(folder, games, rng)
-            made = time.perf_counter() - began
-            arena = arena_config(folder)
-            board = timed(lambda: leaderboard(led, 3.0), args.reps)
-            scan = timed(
-                lambda: led.db.execute("SELECT seats, ranks FROM games").fetchall(),
-                max(3, args.reps // 3),
-            )
-            record = timed(lambda: one_more(led, rng), args.reps)
-
-            def empty() -> None:
-                led.db.execute("BEGIN IMMEDIATE")
-                led.db.execute("INSERT OR REPLACE INTO meta VALUES ('bench', '1')")
-                led.db.execute("COMMIT")
-
-            commit = timed(empty, args.reps)
-            print(f"{games:>9,} | {fmt(board)} | {fmt(scan)} | {fmt(record)} | {fmt(commit)}")
-            first = timed(lambda: build_arena_site(arena, led), 1)  # type: ignore[arg-type]
-
-            def refresh() -> None:
-                one_more(led, rng)
-                build_arena_site(arena, led)  # type: ignore[arg-type]
-
-            again = timed(refresh, args.reps)
-            site = folder / "site"
-            files = [p for p in site.rglob("*") if p.is_file()]
-            size = sum(p.stat().st_size for p in files)
-            ledger_bytes = sum(p.stat().st_size for p in folder.glob("arena.db*"))
-            refit = ""
-            if games <= 100_000:
-                refit = f"; refit {timed(lambda: make_refit(led), 1)[0] / 1000:.1f} s"
-            site_lines.append(
-                f"{games:>9,} | refresh {fmt(again)} | first build {first[0]:9.0f} ms | "
-                f"site {len(files):>5} files {size / 1e6:6.1f} MB | ledger "
-                f"{ledger_bytes / games:5.0f} B/game (made in {made:.1f} s){refit}"
-            )
-            led.close()
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-    print("site: one new game then a refresh (ms, min / median / max), against the first build")
+        table, site = measure(games, args.reps)
+        print(table)
+        site_lines.append(site)
+    print(
+        "site: one new game then a refresh, and a build with nothing new (ms, min / median / max)"
+    )
     for line in site_lines:
         print(line)
     print(f"load average {os.getloadavg()[0]:.2f}")

@@ -135,7 +135,8 @@ async def run_final(
     tables = list(itertools.combinations(field, size))
     key = ledger.secret("deal_key")
     seed_key = ledger.secret("bot_seed_key")
-    run = ArenaRun(arena, ledger, console, jobs, quiet, None, None, auto)
+    # The final's own lines are its rounds: not one line a game.
+    run = ArenaRun(arena, ledger, console, jobs, True, None, None, auto)
 
     def say(line: str) -> None:
         if not quiet:

@@ -503,19 +503,36 @@ def arena_status_cmd(folder: str, as_json: bool) -> None:
 
 @arena_cmd.command("stop")
 @click.argument("folder", metavar="DIR")
-def arena_stop_cmd(folder: str) -> None:
-    """Ask the arena running in DIR to stop (within a second); the games in play are
-    abandoned, never counted, and played again when it resumes."""
-    from ..arena.run import running
+@click.option(
+    "--after-games",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Wait until the arena has recorded N rated games, then stop it.",
+)
+def arena_stop_cmd(folder: str, after_games: int | None) -> None:
+    """Stop the arena running in DIR (it ends within a second; this waits for it). The
+    games in play are abandoned, never counted, and played again when it resumes."""
+    import time
+
+    from ..arena.run import POLL_S, running
 
     arena, ledger = _open(folder)
     try:
         if not running(arena.out):
             fail(f"{arena.out}: no arena is running there")
+        if after_games is not None:
+            while ledger.count() < after_games:
+                if not running(arena.out):
+                    fail(f"{arena.out}: the arena stopped after {ledger.count()} games")
+                time.sleep(POLL_S)
         ledger.set_meta("stop", "1")
+        while running(arena.out):
+            time.sleep(POLL_S / 5)
+        games = ledger.count()
     finally:
         ledger.close()
-    click.echo("stop asked for")
+    click.echo(f"stopped after {games} rated games")
 
 
 @arena_cmd.command("freeze")

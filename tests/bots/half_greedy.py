@@ -9,10 +9,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots"))
 
-from greedy_bot import choose as greedy  # noqa: E402
+from greedy_bot import choose as greedy
 
-from protocol.bot import Game, run  # noqa: E402
-from protocol.messages import Turn  # noqa: E402
+from protocol.bot import Game, run
+from protocol.messages import Turn
 
 
 def choose(turn: Turn, game: Game) -> int:

@@ -16,6 +16,7 @@ games and faults that did it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import hmac
@@ -28,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from rich.console import Console
@@ -41,6 +42,7 @@ from ..league.pool import BotPool, TcpBots
 from ..league.records import Record
 from ..league.schedule import Scheduled
 from ..league.standings import rating_model
+from ..logs.gamelog import log_suffix
 from ..logs.outputs import ready_folder
 from ..text import shown
 from . import matchmaking
@@ -49,6 +51,9 @@ from .config import ArenaConfig, without_author
 from .ledger import DB_NAME, ArenaError, ArenaLedger, Unit, Version
 from .site import ArenaSite, prune_replays
 from .validate import validate
+
+if TYPE_CHECKING:  # Dask is imported only with --cluster
+    from ..league.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +145,8 @@ class ArenaRun:
     turn: int = 0  # which table size the next new table takes
     background: trio.Nursery | None = None  # where the refit runs
     refitting: bool = False
+    cluster: Cluster | None = None  # units without a tcp seat play on its workers
+    checked: set[str] = field(default_factory=set)  # the blobs the workers were checked for
 
     def say(self, line: str) -> None:
         if not self.quiet:
@@ -305,8 +312,12 @@ class ArenaRun:
                     seed=seed,
                     seats=unit.seats_of(rotation),
                 )
-                pool = self.pool(unit.size, config, procs)
-                rec = await play_scheduled(config, game, pool, self.arena.out / "logs", seed_key)
+                if self.cluster is not None and not any(v.tcp for v in known):
+                    rec = await self._remote(config, game, seed_key)
+                else:
+                    pool = self.pool(unit.size, config, procs)
+                    logs = self.arena.out / "logs"
+                    rec = await play_scheduled(config, game, pool, logs, seed_key)
                 await self._keep(unit, rotation, rec)
         except ConfigError as exc:
             await self.ledger.in_thread(self.ledger.close_unit, unit.id, "abandoned")
@@ -319,6 +330,38 @@ class ArenaRun:
         if keep:
             site = None if self.site is None else self.site.folder
             await self.ledger.in_thread(prune_replays, self.arena.out, self.ledger, keep, site)
+
+    async def _remote(self, config: LeagueConfig, game: Scheduled, seed_key: bytes) -> Record:
+        """Play one game on the cluster (its bots started by the worker), and write its
+        log here: the record, with the log's digest as written here."""
+        from ..league.apart import Apart
+        from ..league.remote import league_blob
+        from ..league.run import log_digest, write_remote
+
+        assert self.cluster is not None
+        cluster = self.cluster
+        blob = league_blob(config)
+        if blob.digest not in self.checked:
+            await trio.to_thread.run_sync(cluster.check, config, blob, [game])
+            self.checked.add(blob.digest)
+        got: list[Record] = []
+        out = self.arena.out
+
+        async def deliver(played: Scheduled, done: Any) -> None:
+            log_path = out / "logs" / f"{played.game_id}{log_suffix(done.log)}"
+            await trio.to_thread.run_sync(write_remote, log_path, out / "stderr", done)
+            digest = await trio.to_thread.run_sync(log_digest, log_path)
+            got.append(dataclasses.replace(done.record, log_path=str(log_path), log_sha256=digest))
+
+        def notice(text: str) -> None:
+            self.say(text)
+
+        apart = Apart()
+        queue = apart.queue(iter([game]))
+        await cluster.play(blob, apart, queue, seed_key, config, deliver, notice)
+        if not got:
+            raise ConfigError(f"{game.game_id}: the cluster returned no result")
+        return got[0]
 
     async def _keep(self, unit: Unit, rotation: int, rec: Record) -> None:
         window = self.arena.arena.fault_window
@@ -452,6 +495,7 @@ async def run_arena(
     site: ArenaSite | None = None,
     raw: dict[str, Any] | None = None,
     on_start: Callable[[ArenaRun], None] | None = None,
+    cluster: Cluster | None = None,
 ) -> ArenaRun:
     """Run the arena in `arena.out` until it is stopped; resumes whatever its ledger
     holds. `ArenaError` for a folder another arena runs in, or made under other terms."""
@@ -475,6 +519,7 @@ async def run_arena(
                     highlight=False,
                 )
             run = ArenaRun(arena, ledger, console, jobs, quiet, server, site, auto)
+            run.cluster = cluster
             if server is not None:
                 for v in ledger.versions(("active",)):
                     if v.tcp:

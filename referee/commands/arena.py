@@ -20,6 +20,7 @@ from .common import fail, run_trio, wide_console
 if TYPE_CHECKING:
     from ..arena.config import ArenaConfig
     from ..arena.ledger import ArenaLedger
+    from ..league.cluster import Cluster
 
 
 class ArenaGroup(click.Group):
@@ -103,10 +104,11 @@ def _open(folder: str) -> tuple[ArenaConfig, ArenaLedger]:
 )
 @click.option(
     "--cluster",
+    metavar="local:N|ADDRESS",
     default=None,
-    metavar="ADDRESS",
-    help="Not for the arena: see spec/ARENA.md.",
-    hidden=True,
+    help="Play the units without a tcp seat on a Dask cluster: local:N starts N worker "
+    "processes here, tcp://HOST:8786 uses a running scheduler (bots' folders at the "
+    "same paths on every worker).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def arena_run_cmd(
@@ -130,16 +132,16 @@ def arena_run_cmd(
     from ..arena.ledger import ArenaError
     from ..arena.run import ArenaRun, run_arena
     from ..arena.site import ArenaSite
+    from ..league.cluster import ClusterError
     from ..league.config import ConfigError, default_jobs
     from ..logs.outputs import OutputError
     from ..net.tls import TlsError, is_loopback, self_signed, server_tls
     from ..text import ShownFormatter
+    from .league_options import open_cluster
 
     handler = logging.StreamHandler()
     handler.setFormatter(ShownFormatter("referee: %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    if cluster is not None:
-        fail("--cluster: the arena plays on this machine's pool (spec/ARENA.md, Scale)")
     path = Path(arena_file)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -169,8 +171,20 @@ def arena_run_cmd(
     workers = jobs or default_jobs()
 
     async def main() -> None:
+        async with open_cluster(cluster, workers) as opened:
+            await serve(opened)
+
+    async def serve(opened: Cluster | None) -> None:
         if port is None:
-            await run_arena(arena, jobs=workers, console=console, quiet=quiet, site=site, raw=raw)
+            await run_arena(
+                arena,
+                jobs=workers,
+                console=console,
+                quiet=quiet,
+                site=site,
+                raw=raw,
+                cluster=opened,
+            )
             return
         from ..net.server import BotServer
         from ..net.tls import ServerTls
@@ -203,6 +217,7 @@ def arena_run_cmd(
                 site=site,
                 raw=raw,
                 on_start=started,
+                cluster=opened,
             )
             await server.close()
             nursery.cancel_scope.cancel()
@@ -215,7 +230,7 @@ def arena_run_cmd(
             file=sys.stderr,
         )
         sys.exit(130)
-    except (ArenaError, OutputError) as exc:
+    except (ArenaError, OutputError, ClusterError) as exc:
         fail(str(exc))
     print(
         f"stopped; start it again to resume: referee arena {shlex.quote(arena_file)}",

@@ -514,19 +514,19 @@ async def _deliver(
     if await ledger.in_thread(ledger.has, game.index):  # never overwrite a recorded log
         return
     log_path = logs / f"{game.game_id}{log_suffix(done.log)}"
-    await trio.to_thread.run_sync(_write_remote, log_path, stderr_dir, done)
+    await trio.to_thread.run_sync(write_remote, log_path, stderr_dir, done)
     # The digest of the log as written here, whatever the worker said.
-    digest = await trio.to_thread.run_sync(_digest_of, log_path)
+    digest = await trio.to_thread.run_sync(log_digest, log_path)
     record = dataclasses.replace(done.record, log_path=str(log_path), log_sha256=digest)
     await keep(record, done.worker)
 
 
-def _digest_of(path: Path) -> str:
+def log_digest(path: Path) -> str:
     """A log file's digest: of its bytes uncompressed."""
     return sha256_text(log_bytes(path))
 
 
-def _write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
+def write_remote(log_path: Path, stderr_dir: Path, done: Done) -> None:
     """The log of a game played on a worker, whole or not at all (`WriteError` when it
     cannot be written), and its bots' stderr, which may be dropped: a bot's stderr that
     cannot be written costs no game."""

@@ -32,7 +32,7 @@ from referee.league.ledger import Ledger, Record
 from referee.league.output import write_files
 from referee.league.records import read_records
 from referee.league.remote import Done
-from referee.league.run import _write_remote
+from referee.league.run import write_remote
 from referee.league.standings import compute
 from referee.logs.gamelog import LogError, read_log
 from referee.logs.outputs import WriteError
@@ -203,7 +203,7 @@ def test_a_log_from_a_cluster_worker_is_written_whole_or_not_at_all(tmp_path: Pa
     (logs / ".g00001.jsonl.gz.part").symlink_to(FULL)
     done = Done(record(0), "0", b"\x1f\x8b" + b"x" * 100_000, [], "tcp://10.0.0.5:4000", 1.0)
     with pytest.raises(WriteError, match=r"^cannot write .*g00001\.jsonl\.gz.*: No space left"):
-        _write_remote(logs / "g00001.jsonl.gz", stderr_dir, done)
+        write_remote(logs / "g00001.jsonl.gz", stderr_dir, done)
     assert list(logs.iterdir()) == []  # no log, and nothing half written
 
 

@@ -10,10 +10,12 @@ random size is taken from the front of that order and one version drawn from it 
 random. The window's size is uniform over 1 … all, so most tables are close in rating
 and every version still meets every stratum now and then: nobody is locked into one.
 
-A newcomer's burst is **balanced**: while it is in its burst, the order puts first the
-versions that have met it least in the burst, so its opponents each meet it about as
-often, and no pair of them meets in every one of its games (which would tilt their
-results against each other by its presence).
+A newcomer's burst is **balanced**: while it is in its burst, only the versions that
+have met it least in the burst, or once more, may fill its table (closest rating
+first, from a window of random size, as above), so its opponents each meet it about
+as often (within two games), and no pair of them meets in every one of its games
+(which would tilt their results against each other by its presence). Closeness still
+counts among those: a close opponent's result says the most about the newcomer.
 
 Everything random comes from the `random.Random` handed in: the same state, the same
 tables (the tests and `bench/bench_arena.py` rely on it).
@@ -106,9 +108,9 @@ def table(
             return None
         if newcomer is not None:
             met = newcomer.met
-            free.sort(key=lambda c: (met.get(c.name, 0), abs(c.mu - seed.mu), c.name))
-            least = met.get(free[0].name, 0)
-            front = [c for c in free if met.get(c.name, 0) == least]
+            least = min(met.get(c.name, 0) for c in free)
+            front = [c for c in free if met.get(c.name, 0) <= least + 1]
+            front.sort(key=lambda c: (abs(c.mu - seed.mu), c.name))
             window = rng.randint(1, len(front))
             seated.append(rng.choice(front[:window]))
         else:

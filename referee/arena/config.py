@@ -21,8 +21,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from ..bots.faults import Policy
 from ..league.config import ConfigError, LeagueConfig, parse_config
-from ..league.schema import explain
-from ..text import NAME_RULE, name_problem, quoted
+from ..text import NAME_MAX, NAME_RULE, name_problem, quoted
 
 Seats = Annotated[int, Meta(ge=2, le=8)]
 Rate = Annotated[float, Meta(ge=0.0, le=1.0)]
@@ -170,7 +169,7 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
     try:
         file = msgspec.convert({"arena": data.get("arena", {})}, ArenaFile, strict=True)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{explain(exc, data)} (in {path})") from None
+        raise ConfigError(f"{_explain(exc)} (in {path})") from None
     table = file.arena
     sizes = (table.tables,) if isinstance(table.tables, int) else tuple(table.tables)
     if not sizes:
@@ -228,6 +227,16 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
     return config
 
 
+def _explain(exc: msgspec.ValidationError) -> str:
+    """msgspec's message as `KEY: what is wrong` (`Expected ... - at `$.arena.x``)."""
+    text = str(exc)
+    what, _, where = text.rpartition(" - at `$.")
+    if not what:
+        return text
+    key = where.rstrip("`")
+    return f"{key}: {what[0].lower()}{what[1:]}"
+
+
 def probes(n: int, *, taken: int = 0) -> list[dict[str, Any]]:
     """Stand-in [[bot]] tables that fill a table to `n` seats when `taken` are real:
     the league's checks want a full table; nothing ever starts them."""
@@ -242,11 +251,16 @@ def without_author(bot: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bot.items() if k != "author"}
 
 
+ENTRY_MAX = NAME_MAX - 8  # room for a version's @K and a validation copy's #N
+
+
 def entry_problem(name: str) -> str | None:
     """Why `name` cannot name an arena entry; None when it can. Versions are NAME@K."""
     problem = name_problem(name)
     if problem is not None:
         return problem
+    if len(name) > ENTRY_MAX:
+        return f"is {len(name)} characters long; at most {ENTRY_MAX} (its versions are NAME@K)"
     if any(c in name for c in "/\\ @#"):
         return "must be without spaces, slashes, @ or #"
     return None

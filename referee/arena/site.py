@@ -317,7 +317,7 @@ def _index(
         parts.append(
             "<h2>Rejected lately</h2><ul>"
             + "".join(
-                f'<li><a href="{esc(entry_file(v.entry))}">{esc(v.name)}</a>: {esc(v.reason)}</li>'
+                f'<li><a href="{esc(entry_file(v.entry))}">{esc(v.name)}</a>: {esc(shown(v.reason))}</li>'
                 for v in out_of_play
             )
             + "</ul>"
@@ -371,10 +371,11 @@ def _entry_page(
             f"{v.games} games, fault rate {_fault_rate(v)}; added {when(_iso(v.added))}.</p>"
         )
         if v.reason:
-            parts.append(f"<p>{esc(v.reason)}</p>")
+            parts.append(f"<p>{esc(shown(v.reason))}</p>")
         if v.evidence:
             items = "".join(
-                f"<li>{esc(e['game'])}: {esc(e['fault'])}</li>" for e in json.loads(v.evidence)
+                f"<li>{esc(e['game'])}: {esc(shown(e['fault']))}</li>"
+                for e in json.loads(v.evidence)
             )
             parts.append(f"<p>Evidence:</p><ul>{items}</ul>")
         if v.status == "rejected":

@@ -147,3 +147,28 @@ def test_old_replays_are_pruned_and_their_results_kept(tmp_path: Path) -> None:
         assert f"replay.html?game={pruned[-1].game_id}" not in listing
     finally:
         led.close()
+
+
+def test_a_rejected_bots_text_is_shown_escaped(tmp_path: Path) -> None:
+    # tests/bots/escapes.py names itself with a clear-screen sequence and answers its
+    # second turn with a line of escape sequences: validation rejects it with that line
+    # as evidence, and neither `arena list` nor its site page shows a raw control.
+    path = arena_file(
+        tmp_path,
+        {"greedy": bot("sample_bots/greedy_bot.py"), "random": bot("sample_bots/random_bot.py")},
+    )
+    out = tmp_path / "out"
+    site = tmp_path / "site"
+    run = Running(path, out, "--jobs", "1", "--site", str(site))
+    try:
+        referee("arena", "add", str(out), "nasty", "--command", bot("escapes.py"))
+        run.wait("nasty to be rejected", lambda led: status(led, "nasty@1") == "rejected")
+        assert run.stop() == 0
+    finally:
+        run.close()
+    listed = referee("arena", "list", str(out)).stdout
+    assert "nasty@1  rejected" in listed
+    page = (site / "bot-nasty.html").read_text(encoding="utf-8")
+    assert "not json \\x1b[2J" in listed and "not json \\x1b[2J" in page
+    for text in (listed, page, run.output()):
+        assert not any(c in text for c in "\x1b\x07\x00\x9b\u202e")

@@ -317,7 +317,8 @@ def _index(
         parts.append(
             "<h2>Rejected lately</h2><ul>"
             + "".join(
-                f'<li><a href="{esc(entry_file(v.entry))}">{esc(v.name)}</a>: {esc(shown(v.reason))}</li>'
+                f'<li><a href="{esc(entry_file(v.entry))}">{esc(v.name)}</a>: '
+                f"{esc(shown(v.reason))}</li>"
                 for v in out_of_play
             )
             + "</ul>"

@@ -4,6 +4,7 @@ hung arena reaches)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -124,13 +125,16 @@ class Running:
         return code
 
     def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=LIMIT_S)
         self.handle.close()
 
     def close(self) -> None:
+        """Kill it if it still runs; its log file is closed whatever happened."""
         if self.proc.poll() is None:
             self.kill()
+        self.handle.close()
 
 
 def status(led: ArenaLedger, name: str) -> str | None:

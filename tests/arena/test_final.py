@@ -31,6 +31,13 @@ def warm(tmp_path: Path, bots: dict[str, str]) -> Path:
         assert run.stop() == 0
     finally:
         run.close()
+    status = json.loads(referee("arena", "status", str(out), "--json").stdout)
+    assert status["running"] is False
+    board = status["leaderboard"]
+    assert [row["place"] for row in board] == list(range(1, len(bots) + 1))
+    ratings = [row["rating"] for row in board]
+    assert ratings == sorted(ratings, reverse=True)
+    assert all(row["games"] >= 4 and row["fault_rate"] == 0 for row in board)
     assert referee("arena", "final", str(out), "--top", "3", check=False).returncode == 2
     referee("arena", "freeze", str(out))
     late = referee("arena", "add", str(out), "late", "--command", bot("lowest.py"), check=False)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .common import fail, run_trio, wide_console
+from .league_options import tls_options
 
 if TYPE_CHECKING:
     from ..arena.config import ArenaConfig
@@ -83,25 +84,7 @@ def _open(folder: str) -> tuple[ArenaConfig, ArenaLedger]:
     default=None,
     help="Listen for tcp bots on this port (0: a free one); without it, tcp entries cannot play.",
 )
-@click.option(
-    "--tls",
-    "tls_mode",
-    type=click.Choice(["self-signed"]),
-    default=None,
-    help="Serve tcp bots over TLS with a key and certificate kept in OUT/tls.",
-)
-@click.option(
-    "--tls-cert",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Serve over TLS with this PEM certificate chain.",
-)
-@click.option(
-    "--tls-key", type=click.Path(dir_okay=False), default=None, help="The key of --tls-cert."
-)
-@click.option(
-    "--insecure-plaintext", is_flag=True, help="Allow plain TCP on an address that is not loopback."
-)
+@tls_options
 @click.option(
     "--cluster",
     metavar="local:N|ADDRESS",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -33,6 +33,45 @@ cluster_option = click.option(
     help="Run games on a Dask cluster: local:N starts N worker processes here, "
     "tcp://HOST:8786 uses a running scheduler.",
 )
+
+
+def tls_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """--tls self-signed, --tls-cert, --tls-key and --insecure-plaintext: how a server of
+    tcp bots (`serve`, `arena`) offers itself (docs/tcp.md)."""
+    for option in reversed(
+        [
+            click.option(
+                "--tls",
+                "tls_mode",
+                type=click.Choice(["self-signed"]),
+                default=None,
+                help="Serve over TLS with a key and certificate made on the first start and "
+                "kept in OUT/tls; its fingerprint is printed with the address, for connect "
+                "--pin.",
+            ),
+            click.option(
+                "--tls-cert",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="Serve over TLS with this PEM certificate chain (the server's first).",
+            ),
+            click.option(
+                "--tls-key",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="The key of --tls-cert.",
+            ),
+            click.option(
+                "--insecure-plaintext",
+                is_flag=True,
+                help="Allow plain TCP on an address that is not loopback: tokens and hands "
+                "cross the network unencrypted (the standings and the site say so).",
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
 
 quiet_option = click.option(
     "-q",

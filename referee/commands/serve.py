@@ -23,6 +23,7 @@ from .league_options import (
     say_nothing_to_resume,
     say_written,
     site_option,
+    tls_options,
 )
 
 if TYPE_CHECKING:
@@ -42,29 +43,7 @@ if TYPE_CHECKING:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games at once.")
 @click.option("--out", metavar="DIRECTORY", default=None, help="Output folder.")
 @click.option("--resume", is_flag=True, help="Go on with the games not yet recorded.")
-@click.option(
-    "--tls",
-    "tls_mode",
-    type=click.Choice(["self-signed"]),
-    default=None,
-    help="Serve over TLS with a key and certificate made on the first start and kept in "
-    "OUT/tls; its fingerprint is printed with the address, for connect --pin.",
-)
-@click.option(
-    "--tls-cert",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Serve over TLS with this PEM certificate chain (the server's first).",
-)
-@click.option(
-    "--tls-key", type=click.Path(dir_okay=False), default=None, help="The key of --tls-cert."
-)
-@click.option(
-    "--insecure-plaintext",
-    is_flag=True,
-    help="Allow plain TCP on an address that is not loopback: tokens and hands cross "
-    "the network unencrypted (the standings and the site say so).",
-)
+@tls_options
 @cluster_option
 @quiet_option
 @report_every_option

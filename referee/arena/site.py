@@ -125,6 +125,14 @@ def build_arena_site(arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = 
     touched.update(str(r[0]) for r in changed)
     versions = ledger.versions()
     names = {v.name: entry_file(v.entry) for v in versions}
+    # A validation game's seats are copies of one version (NAME@K#1, ...): its page too.
+    names.update(
+        {
+            f"{v.name}#{k}": entry_file(v.entry)
+            for v in versions
+            for k in range(1, max(arena.sizes) + 1)
+        }
+    )
     write_atomic(site / "replay.html", replay_html(title, list(names), names))
     last_page = _last_page(ledger)
     for k in sorted(pages):

@@ -147,6 +147,8 @@ class ArenaRun:
     refitting: bool = False
     cluster: Cluster | None = None  # units without a tcp seat play on its workers
     checked: set[str] = field(default_factory=set)  # the blobs the workers were checked for
+    waiting: str | None = None  # the last "waiting for entries" line said
+    authors_at_end: int = 0  # authors with an active version when the run ended
 
     def say(self, line: str) -> None:
         if not self.quiet:
@@ -219,7 +221,9 @@ class ArenaRun:
         while len(self.in_play) < self.jobs:
             seats = await self._match(active)
             if seats is None:
+                self._say_waiting(active)
                 return
+            self.waiting = None
             size = len(seats)
             tcp = any(v.tcp for v in seats)
             count = size if self.arena.arena.duplicate and not tcp else 1
@@ -227,6 +231,22 @@ class ArenaRun:
                 self.ledger.open_unit, "arena", size, [v.name for v in seats], count
             )
             self._start_unit(games, procs, unit, key, seed_key)
+
+    def _say_waiting(self, active: list[Version]) -> None:
+        """Say once that no table can be filled while nothing plays or validates."""
+        if self.in_play or self.validating is not None:
+            return
+        need = min(self.arena.sizes)
+        authors = len({v.author for v in active})
+        line = (
+            f"waiting for entries: {len(active)} active versions of {authors} authors can "
+            f"play; a table needs {need} of distinct authors (referee arena add)"
+        )
+        if any(v.tcp for v in active):
+            line += "; tcp versions play once they are connected"
+        if line != self.waiting:
+            self.waiting = line
+            self.say(line)
 
     def _forget_retired(self, versions: list[Version]) -> None:
         """End the kept processes of versions that play no more."""
@@ -485,6 +505,27 @@ def seed_entries(arena: ArenaConfig, ledger: ArenaLedger) -> list[str]:
     return added
 
 
+def prepare(
+    arena: ArenaConfig, raw: dict[str, Any] | None, ledger: ArenaLedger | None = None
+) -> ArenaLedger:
+    """The arena's folders and ledger, tied to its terms, with the file's bots added:
+    what `referee arena add` and the other commands need, made before the arena says it
+    listens. `ArenaError` for a ledger made under other terms."""
+    ready_folder(arena.out / "logs", "the logs folder")
+    ready_folder(arena.out / "stderr", "the stderr folder")
+    if ledger is None:
+        if running(arena.out):
+            raise ArenaError(f"{arena.out}: an arena is already running in this folder")
+        ledger = ArenaLedger(arena.out / DB_NAME, create=True)
+    try:
+        ledger.claim(arena.terms(), {"path": str(arena.path), "data": raw or {}})
+        seed_entries(arena, ledger)
+    except BaseException:
+        ledger.close()
+        raise
+    return ledger
+
+
 async def run_arena(
     arena: ArenaConfig,
     *,
@@ -500,13 +541,10 @@ async def run_arena(
     """Run the arena in `arena.out` until it is stopped; resumes whatever its ledger
     holds. `ArenaError` for a folder another arena runs in, or made under other terms."""
     out = arena.out
-    ready_folder(out / "logs", "the logs folder")
-    ready_folder(out / "stderr", "the stderr folder")
-    ledger = ArenaLedger(out / DB_NAME, create=True)
+    ledger = prepare(arena, raw)
     try:
         with arena_lock(out):
-            ledger.claim(arena.terms(), {"path": str(arena.path), "data": raw or {}})
-            seed_entries(arena, ledger)
+            prepare(arena, raw, ledger)  # again, now that it holds the folder
             # A validation cut short is made again from the start (its version is still
             # pending): the game it left is over, and may be published.
             for unit in ledger.units("open", "validation"):
@@ -531,6 +569,7 @@ async def run_arena(
                 try:
                     await run.run()
                 finally:
+                    run.authors_at_end = len({v.author for v in ledger.versions(("active",))})
                     if site is not None:
                         with trio.CancelScope(shield=True):
                             await site.final()

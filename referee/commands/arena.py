@@ -113,7 +113,7 @@ def arena_run_cmd(
 
     from ..arena.config import load_arena
     from ..arena.ledger import ArenaError
-    from ..arena.run import ArenaRun, run_arena
+    from ..arena.run import ArenaRun, prepare, run_arena
     from ..arena.site import ArenaSite
     from ..league.cluster import ClusterError
     from ..league.config import ConfigError, default_jobs
@@ -153,13 +153,13 @@ def arena_run_cmd(
         site = ArenaSite(arena, Path(site_dir))
     workers = jobs or default_jobs()
 
-    async def main() -> None:
+    async def main() -> ArenaRun:
         async with open_cluster(cluster, workers) as opened:
-            await serve(opened)
+            return await serve(opened)
 
-    async def serve(opened: Cluster | None) -> None:
+    async def serve(opened: Cluster | None) -> ArenaRun:
         if port is None:
-            await run_arena(
+            return await run_arena(
                 arena,
                 jobs=workers,
                 console=console,
@@ -168,7 +168,6 @@ def arena_run_cmd(
                 raw=raw,
                 cluster=opened,
             )
-            return
         from ..net.server import BotServer
         from ..net.tls import ServerTls
 
@@ -181,6 +180,7 @@ def arena_run_cmd(
         except TlsError as exc:
             fail(str(exc))
         server = BotServer(arena.probe_config(arena.sizes[0]), tls=tls.context if tls else None)
+        prepare(arena, raw).close()  # `arena add` works once it says it listens
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(server.serve, host, port)
             name = listeners[0].socket.getsockname()
@@ -191,7 +191,7 @@ def arena_run_cmd(
             def started(run: ArenaRun) -> None:
                 (arena.out / "address").write_text(where + "\n", encoding="utf-8")
 
-            await run_arena(
+            run = await run_arena(
                 arena,
                 jobs=workers,
                 console=console,
@@ -204,9 +204,10 @@ def arena_run_cmd(
             )
             await server.close()
             nursery.cancel_scope.cancel()
+        return run
 
     try:
-        run_trio(main)
+        ended = run_trio(main)
     except KeyboardInterrupt:
         print(
             f"stopped; start it again to resume: referee arena {shlex.quote(arena_file)}",
@@ -215,8 +216,17 @@ def arena_run_cmd(
         sys.exit(130)
     except (ArenaError, OutputError, ClusterError) as exc:
         fail(str(exc))
+    need = min(arena.sizes)
+    if ended.recorded == 0 and ended.authors_at_end < need:
+        fail(
+            f"nothing was played: {ended.authors_at_end} authors had an active version when "
+            f"it stopped, a table needs {need}; `referee arena list {arena.out}` says why "
+            "each version is out",
+            status=1,
+        )
     print(
-        f"stopped; start it again to resume: referee arena {shlex.quote(arena_file)}",
+        f"stopped after {ended.recorded} games this run; start it again to resume: "
+        f"referee arena {shlex.quote(arena_file)}",
         file=sys.stderr,
     )
 

@@ -111,6 +111,10 @@ class Running:
             time.sleep(0.2)
         raise AssertionError(f"waited in vain for {what}:\n{self.output()}")
 
+    def started(self) -> None:
+        """Wait until its ledger holds its terms: the commands may act on it."""
+        self.wait("the arena to start", lambda led: led.meta("arena_file") is not None)
+
     def version(self, name: str) -> Version | None:
         led = self.ledger()
         try:

@@ -5,6 +5,7 @@ suspended for its faults, and `stop`."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from referee.arena.ledger import ArenaLedger
@@ -161,6 +162,7 @@ def test_a_rejected_bots_text_is_shown_escaped(tmp_path: Path) -> None:
     site = tmp_path / "site"
     run = Running(path, out, "--jobs", "1", "--site", str(site))
     try:
+        run.started()
         referee("arena", "add", str(out), "nasty", "--command", bot("escapes.py"))
         run.wait("nasty to be rejected", lambda led: status(led, "nasty@1") == "rejected")
         assert run.stop() == 0
@@ -172,3 +174,25 @@ def test_a_rejected_bots_text_is_shown_escaped(tmp_path: Path) -> None:
     assert "not json \\x1b[2J" in listed and "not json \\x1b[2J" in page
     for text in (listed, page, run.output()):
         assert not any(c in text for c in "\x1b\x07\x00\x9b\u202e")
+
+
+def test_an_arena_where_nothing_could_be_played_says_so_and_fails(tmp_path: Path) -> None:
+    # One good bot and one that never gets ready: a table of two cannot be filled.
+    path = arena_file(
+        tmp_path,
+        {"greedy": bot("sample_bots/greedy_bot.py"), "crasher": bot("crash_before_ready.py")},
+    )
+    out = tmp_path / "out"
+    run = Running(path, out, "--jobs", "1")
+    try:
+        run.wait("crasher to be rejected", lambda led: status(led, "crasher@1") == "rejected")
+        run.wait("greedy to be accepted", lambda led: status(led, "greedy@1") == "active")
+        deadline = time.monotonic() + 120
+        while "waiting for entries" not in run.output() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "waiting for entries: 1 active versions of 1 authors can play" in run.output()
+        assert run.stop() == 1
+    finally:
+        run.close()
+    last = run.output().strip().splitlines()[-1]
+    assert last.startswith("referee: error: nothing was played: 1 authors had an active")

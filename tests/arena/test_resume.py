@@ -8,6 +8,7 @@ from pathlib import Path
 
 from referee.arena.ledger import ArenaLedger
 from referee.logs.gamelog import find_log, read_log
+from tests._procs import assert_none_left, new_token
 
 from ._arena import Running, arena_file, bot
 
@@ -24,12 +25,13 @@ def rows(out: Path) -> dict[int, tuple[object, ...]]:
 
 
 def test_a_killed_arena_resumes_with_no_game_lost_or_doubled(tmp_path: Path) -> None:
+    token = new_token()  # on every bot's command line: none may outlive the kill
     path = arena_file(
         tmp_path,
         {
-            "greedy": bot("sample_bots/greedy_bot.py"),
-            "random": bot("sample_bots/random_bot.py"),
-            "lowest": bot("lowest.py"),
+            "greedy": bot("sample_bots/greedy_bot.py", token),
+            "random": bot("sample_bots/random_bot.py", token),
+            "lowest": bot("lowest.py", token),
         },
     )
     out = tmp_path / "out"
@@ -49,6 +51,8 @@ def test_a_killed_arena_resumes_with_no_game_lost_or_doubled(tmp_path: Path) -> 
         first.kill()
     finally:
         first.close()
+    # Their keepers end the bots of a referee killed at once (tests/test_orphans.py).
+    assert_none_left(token, timeout_s=60.0)
     before = rows(out)
     led = ArenaLedger(out / "arena.db")
     cut = {u.id: u.games for u in led.units("open", "arena")}

@@ -35,6 +35,7 @@ def arena_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     site = folder / "site"
     run = Running(path, out, "--jobs", "1", "--site", str(site))
     try:
+        run.started()
         referee("arena", "add", str(out), "broken", "--command", bot("crash_before_ready.py"))
         run.wait(
             "games and the rejection",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -146,22 +145,11 @@ class ArenaConfig:
         )
 
 
-def load_arena(path: Path, *, out: Path | None = None) -> ArenaConfig:
-    """Read and check ARENA.toml; `ConfigError` names the first problem."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_arena(data, path, out=out)
-
-
 _OTHER = {"rules", "time", "server", "bot", "arena", "$schema"}
 
 
 def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) -> ArenaConfig:
-    """Check a parsed ARENA.toml (see `load_arena`)."""
+    """Check a parsed ARENA.toml (`tomllib`'s data); `ConfigError` names the first problem."""
     for key in data:
         if key not in _OTHER:
             hint = " (an arena's terms are in [arena])" if key == "league" else ""

@@ -132,7 +132,7 @@ class ArenaRun:
     console: Console
     jobs: int
     quiet: bool = False
-    server: Any = None  # a BotServer (TcpBots and Available) when tcp bots may join
+    server: Any = None  # a BotServer (the pool's TcpBots, with admit and ready) for tcp bots
     site: ArenaSite | None = None
     auto: str | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(secrets_seed()))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -498,7 +497,3 @@ class ArenaSite:
         built = await trio.to_thread.run_sync(self.build, abandon_on_cancel=False)
         self.builds += 1
         return built
-
-
-def pages_of(games: int) -> int:
-    return max(1, math.ceil(games / PER_PAGE))

@@ -111,7 +111,7 @@ def arena_run_cmd(
     """Run the arena of ARENA_FILE until it is stopped (it resumes its ledger)."""
     import trio
 
-    from ..arena.config import load_arena
+    from ..arena.config import parse_arena
     from ..arena.ledger import ArenaError
     from ..arena.run import ArenaRun, prepare, run_arena
     from ..arena.site import ArenaSite
@@ -133,7 +133,7 @@ def arena_run_cmd(
     except tomllib.TOMLDecodeError as exc:
         fail(f"{path}: not valid TOML: {exc}")
     try:
-        arena = load_arena(path, out=Path(out) if out else None)
+        arena = parse_arena(raw, path, out=Path(out) if out else None)
     except ConfigError as exc:
         fail(str(exc))
     secure = tls_mode is not None or tls_cert is not None

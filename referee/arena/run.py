@@ -50,7 +50,7 @@ from .board import make_refit, refit_due
 from .config import ArenaConfig, without_author
 from .ledger import DB_NAME, ArenaError, ArenaLedger, Unit, Version
 from .site import ArenaSite, prune_replays
-from .validate import validate
+from .validate import sandbox_problem, validate
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from ..league.cluster import Cluster
@@ -426,6 +426,13 @@ class ArenaRun:
                 if self.server is not None:
                     self.server.admit(version.name, bytes.fromhex(version.bot["token_sha256"]))
                 self.say(f"{version.name} joins (tcp): it plays once it is connected")
+                return
+            problem = await trio.to_thread.run_sync(sandbox_problem, self.arena, version, self.auto)
+            if problem is not None:
+                await self.ledger.in_thread(
+                    self.ledger.set_status, version.name, "rejected", problem
+                )
+                self.say(f"{version.name} rejected: {problem}")
                 return
             if not self.arena.arena.validate:
                 await self.ledger.in_thread(

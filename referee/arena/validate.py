@@ -1,5 +1,8 @@
 """Validation: a new version plays before it is ranked.
 
+Whatever `validate` says, a version to be sandboxed is first checked as a league checks
+its bots before the first game (`sandbox_problem`): one that fails is rejected.
+
 First the conformance battery of `referee check-bot` (the handshake, a ping after an
 unknown message, fields from the future, a single round in every seat at every table
 size of the arena, `bye`), then a validation game of the arena's own rules against
@@ -19,7 +22,7 @@ import trio
 
 from ..bots.process import BotSpec
 from ..game.checkbot import Battery, check_bot
-from ..league.config import LeagueConfig, hidden_places
+from ..league.config import ConfigError, LeagueConfig, check_sandboxes, hidden_places
 from ..league.game import play_scheduled
 from ..league.pool import BotPool
 from ..league.schedule import Scheduled
@@ -111,6 +114,19 @@ async def validate(
             where,
         )
     return Verdict(True, f"passed check-bot and validation game {rec.game_id}", rel)
+
+
+def sandbox_problem(arena: ArenaConfig, version: Version, auto_sandbox: str | None) -> str | None:
+    """Why `version` cannot be sandboxed safely, as the league checks its bots before the
+    first game (bubblewrap works, and its view holds no FIFO, socket or device node, nor
+    a place of the arena's that the sandbox cannot hide): a FIFO in its folder would let
+    one process pass a deal's hands to the next. None when it can, or is not sandboxed."""
+    config = arena.table_config(arena.sizes[0], copies(version, arena.sizes[0]), auto=auto_sandbox)
+    try:
+        check_sandboxes(config, hidden_places(config))
+    except ConfigError as exc:
+        return f"sandbox: {str(exc).removeprefix('bot[0] ')}"
+    return None
 
 
 def stderr_tail(out: Path, rel: str) -> str:

@@ -5,10 +5,14 @@ suspended for its faults, and `stop`."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
+import pytest
+
 from referee.arena.ledger import ArenaLedger
+from referee.bots.sandbox import check_bwrap
 
 from ._arena import Running, arena_file, bot, games_of, referee, status
 
@@ -196,3 +200,42 @@ def test_an_arena_where_nothing_could_be_played_says_so_and_fails(tmp_path: Path
         run.close()
     last = run.output().strip().splitlines()[-1]
     assert last.startswith("referee: error: nothing was played: 1 authors had an active")
+
+
+@pytest.mark.skipif(
+    check_bwrap() is not None and not os.environ.get("CI"),
+    reason="SANDBOX TEST SKIPPED: bubblewrap cannot sandbox here",
+)
+def test_a_version_whose_folder_holds_a_fifo_is_rejected(tmp_path: Path) -> None:
+    # A FIFO in a bot's folder would let the process of one rotation pass the deal's
+    # hands to the process of the next, read-only view or not: refused before any game.
+    path = arena_file(
+        tmp_path,
+        {"greedy": bot("sample_bots/greedy_bot.py"), "random": bot("sample_bots/random_bot.py")},
+        sandbox="bwrap",
+    )
+    folder = tmp_path / "entrant"
+    folder.mkdir()
+    folder.chmod(0o755)
+    os.mkfifo(folder / "pipe")
+    out = tmp_path / "out"
+    run = Running(path, out, "--jobs", "1")
+    try:
+        run.started()
+        referee(
+            "arena",
+            "add",
+            str(out),
+            "piped",
+            "--cwd",
+            str(folder),
+            "--command",
+            bot("sample_bots/random_bot.py"),
+        )
+        run.wait("piped to be rejected", lambda led: status(led, "piped@1") == "rejected")
+        piped = run.version("piped@1")
+        assert piped is not None and piped.reason.startswith("sandbox: ")
+        assert "FIFO" in piped.reason and piped.games == 0
+        assert run.stop() == 0
+    finally:
+        run.close()

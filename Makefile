@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,chart,cluster]'
+	$(BIN)/python -m pip install --quiet -e '.[test,chart,cluster,learn]'
 	touch $@ $(STAMP)
 
 # The demo league runs the sample bots; `python` in their commands is the venv's.

@@ -35,11 +35,14 @@ ALLOWED: dict[str, set[str]] = {
     "rules": set(),  # the engine: nothing of the referee
     "referee": set(),  # text, consoles, the version: what every package may use
     "stats": {"rules"},
+    "botkit": {"protocol", "rules", "referee"},  # a bot's forward model: no processes, no I/O
     "proof": {"referee"},  # keys and signatures: nothing of games
     "bots": {"protocol", "referee"},  # nothing of games
     "game": {"protocol", "rules", "referee", "bots"},  # nothing of logs or leagues
     "logs": {"protocol", "rules", "referee", "bots", "game"},
     "play": {"protocol", "rules", "referee", "bots", "game", "logs"},
+    # learning environments: the engine, the wire's views and the bots' forward model
+    "learn": {"protocol", "rules", "referee", "game", "botkit"},
     "league": BELOW_LEAGUE,
     "site": BELOW_LEAGUE | {"league"},
     "net": BELOW_LEAGUE | {"league", "site"},

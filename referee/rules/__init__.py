@@ -7,7 +7,7 @@ One decision is one atomic `Move`; a multi-tile turn is several in a row.
 Imports nothing of the referee (nor of `protocol`).
 """
 
-from .engine import IllegalMoveError, apply, new_game
+from .engine import IllegalMoveError, apply, deal_round, new_game, round_tiles
 from .explain import explain, train_name
 from .legal import binding, legal_moves
 from .options import (
@@ -82,6 +82,7 @@ __all__ = [
     "TrainView",
     "View",
     "apply",
+    "deal_round",
     "binding",
     "explain",
     "full_set",
@@ -91,6 +92,7 @@ __all__ = [
     "play",
     "position",
     "preset",
+    "round_tiles",
     "set_size",
     "tile",
     "to_toml",

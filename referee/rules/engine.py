@@ -34,14 +34,44 @@ def _round_random(seed: int, index: int) -> random.Random:
     return random.Random(f"mexican-train/{seed}/{index}")
 
 
+def round_tiles(rules: Rules, index: int) -> list[Tile]:
+    """The tiles that round `index` deals, in set order: the whole set, less the
+    engine when it starts in the centre."""
+    tiles = list(full_set(rules.max_pip))
+    if rules.engine_source is EngineSource.CENTER:
+        engine = rules.engines[index]
+        tiles.remove(Tile(engine, engine))
+    return tiles
+
+
 def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...]) -> State:
+    tiles = round_tiles(rules, index)
+    _round_random(seed, index).shuffle(tiles)
+    state = _lay_out(rules, index, results, tiles)
+    state.seed = seed
+    return state
+
+
+def deal_round(
+    rules: Rules, index: int, results: tuple[RoundResult, ...], order: list[Tile]
+) -> State:
+    """Round `index` dealt from `order`, an arrangement of `round_tiles(rules, index)`:
+    seat s gets the s-th hand-sized slice and the rest is the boneyard, drawn from its
+    end. The engine deals each round this way from a shuffle of the game's seed; a
+    learning environment or a search deals it from an order of its own choosing.
+    The returned state's `seed` is 0 (later rounds are dealt from it by `apply`)."""
+    tiles = list(order)
+    if sorted(tiles) != round_tiles(rules, index):
+        raise ValueError(f"deal_round: the order is not the tiles of round {index}")
+    return _lay_out(rules, index, results, tiles)
+
+
+def _lay_out(
+    rules: Rules, index: int, results: tuple[RoundResult, ...], tiles: list[Tile]
+) -> State:
     n = rules.players
     engine = rules.engines[index]
     engine_tile = Tile(engine, engine)
-    tiles = list(full_set(rules.max_pip))
-    if rules.engine_source is EngineSource.CENTER:
-        tiles.remove(engine_tile)
-    _round_random(seed, index).shuffle(tiles)
     size = rules.hand
     hands = [tiles[s * size : (s + 1) * size] for s in range(n)]
     boneyard = tiles[n * size :]
@@ -74,7 +104,7 @@ def _deal(rules: Rules, seed: int, index: int, results: tuple[RoundResult, ...])
     state = State.__new__(State)
     state.rules = rules
     state.table = _table(rules)
-    state.seed = seed
+    state.seed = 0
     state.round_index = index
     state.engine = engine
     state.holder = holder

@@ -30,7 +30,7 @@ from .options import (
     to_toml,
 )
 from .scoring import hand_value
-from .setup import position
+from .setup import position, round_state
 from .state import (
     DRAW,
     END,
@@ -92,6 +92,7 @@ __all__ = [
     "play",
     "position",
     "preset",
+    "round_state",
     "round_tiles",
     "set_size",
     "tile",

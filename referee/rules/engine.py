@@ -164,9 +164,15 @@ def _starter(
 # ---------------------------------------------------------------- legal moves
 
 
-def apply(state: State, move: Move) -> State:
-    """The state after `move`; `state` itself is unchanged. Illegal moves raise."""
-    if move not in legal_moves(state):
+def apply(state: State, move: Move, *, check: bool = True) -> State:
+    """The state after `move`; `state` itself is unchanged. Illegal moves raise.
+
+    `check=False` skips the legality test, for a caller that replays moves known to
+    have been legal in the real game on a guessed world (`referee.botkit`) and checks
+    the result itself; a move that is not even possible (a tile in no hand, a train
+    that does not exist) is then the caller's error.
+    """
+    if check and move not in legal_moves(state):
         raise IllegalMoveError(explain(state, move))
     kind = move.kind
     if kind is MoveKind.PLAY:

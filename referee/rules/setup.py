@@ -124,3 +124,42 @@ def position(
     state.penalty_due = False
     _table(rules)  # fail early on a rules value the engine cannot seat
     return state
+
+
+def round_state(
+    rules: Rules,
+    round_index: int,
+    results: Sequence[RoundResult],
+    hands: Sequence[Iterable[TileLike]],
+    boneyard: Iterable[TileLike],
+    *,
+    holder: int | None,
+    starter: int,
+    engine_draws: Sequence[int] = (),
+) -> State:
+    """The first decision of round `round_index` with exactly these hands and this
+    boneyard (`boneyard[-1]` is drawn first), as the engine would have dealt it: the
+    engine in the hub, `holder` the seat that placed it (None when it is set out),
+    `engine_draws` the seats that drew before it turned up (their draws already in
+    `hands`), and `starter` to move. Every tile of the set but the engine is in a hand
+    or the boneyard once. For a seat's guess at the deal (`referee.botkit`)."""
+    base = _deal(rules, 0, round_index, tuple(results))
+    hand_tiles = tuple(tuple(sorted(_tiles(h))) for h in hands)
+    pile = _tiles(boneyard)
+    if len(hand_tiles) != rules.players:
+        raise RulesError(f"round_state: {len(hand_tiles)} hands given for players={rules.players}")
+    engine_tile = Tile(base.engine, base.engine)
+    named = sorted([*pile, *(t for h in hand_tiles for t in h)])
+    expected = [t for t in full_set(rules.max_pip) if t != engine_tile]
+    if named != expected:
+        raise RulesError("round_state: the hands and boneyard are not the set less the engine")
+    state = base.copy()
+    state.hands = hand_tiles
+    state.boneyard = pile
+    state.holder = holder
+    state.starter = starter
+    state.to_move = starter
+    state.engine_draws = tuple(engine_draws)
+    state.fast_counts = tuple(len(h) for h in hand_tiles)
+    state.turn_first = state.first_pending[starter]
+    return state

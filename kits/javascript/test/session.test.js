@@ -1,0 +1,139 @@
+// The protocol helper's behaviour on cases the recorded fixtures may not hold
+// (ping, unknown messages, bad lines, bye, a failing strategy), and the
+// strategy's choices on hand-made requests.
+// Run: node --test test/
+
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+
+const { Session } = require("../protocol");
+const { choose } = require("../strategy");
+
+// A session whose logs are kept in `logs` instead of going to stderr.
+function newSession(strategy = choose) {
+  const logs = [];
+  const session = new Session(strategy, { name: "javascript-kit", log: (text) => logs.push(text) });
+  return { session, logs };
+}
+
+// A turn request for seat 0 of a 3-seat table with a Mexican train (train 3).
+function makeTurn(hand, legal, { id = 7, markers = [false, false, false] } = {}) {
+  const trains = [0, 1, 2, 3].map((train) => ({
+    train,
+    owner: train < 3 ? train : -1,
+    tiles: [],
+    end: 12,
+    public: train === 3 || markers[train],
+    open_double: false,
+    parent: -1,
+  }));
+  return {
+    type: "turn",
+    id,
+    seat: 0,
+    view: {
+      round: 0, engine: 12, hand, drawn: null, trains, markers, hand_counts: [hand.length, 15, 15],
+      scores: [0, 0, 0], boneyard: 40, open_doubles: [], binding: [], step: "start", next: 1,
+    },
+    legal,
+    clock: { move_ms: 1000, bank_ms: 30000 },
+  };
+}
+
+const play = (tile, train) => ({ action: "play", tile, train });
+
+test("ping is answered with the same nonce, even the largest", () => {
+  const { session } = newSession();
+  assert.deepEqual(session.receive('{"type":"ping","nonce":9007199254740991}'), ['{"type":"pong","nonce":9007199254740991}']);
+});
+
+test("unknown types, unknown fields, blank and broken lines are ignored", () => {
+  const { session, logs } = newSession();
+  assert.deepEqual(session.receive('{"type":"from_the_future","x":1}'), []);
+  assert.deepEqual(session.receive(""), []);
+  assert.deepEqual(session.receive("not json"), []);
+  assert.deepEqual(session.receive("[1,2]"), []);
+  const ready = session.receive('{"surprise":true,"type":"hello","protocol":1,"extra":{"a":[]}}\r');
+  assert.equal(JSON.parse(ready[0]).type, "ready");
+  assert.equal(logs.length, 2, "the two bad lines are logged");
+});
+
+test("bye ends the session and nothing after it is answered", () => {
+  const { session } = newSession();
+  assert.deepEqual(session.receive('{"type":"bye","reason":"done"}'), []);
+  assert.equal(session.done, true);
+  assert.deepEqual(session.receive('{"type":"ping","nonce":1}'), []);
+});
+
+test("a strategy that throws still answers legal move 0", () => {
+  const { session, logs } = newSession(() => {
+    throw new Error("boom");
+  });
+  const turn = makeTurn([[5, 4]], [play([5, 4], 3), { action: "draw" }]);
+  assert.deepEqual(session.receive(JSON.stringify(turn)).map((line) => JSON.parse(line)), [{ type: "move", id: 7, index: 0 }]);
+  assert.match(logs[0], /boom/);
+});
+
+test("a spelled-out choice is sent as its index; an illegal one as 0", () => {
+  const turn = makeTurn([[5, 4], [6, 1]], [play([5, 4], 3), play([6, 1], 3), { action: "draw" }]);
+  const spelled = newSession(() => ({ action: "play", tile: [1, 6], train: 3 })).session;
+  assert.equal(JSON.parse(spelled.receive(JSON.stringify(turn))[0]).index, 1);
+  const illegal = newSession(() => ({ action: "play", tile: [6, 6], train: 3 })).session;
+  assert.equal(JSON.parse(illegal.receive(JSON.stringify(turn))[0]).index, 0);
+  const outOfRange = newSession(() => 3).session;
+  assert.equal(JSON.parse(outOfRange.receive(JSON.stringify(turn))[0]).index, 0);
+});
+
+test("the game context holds game_start, the round and every event", () => {
+  const seen = {};
+  const { session } = newSession((turn, game) => {
+    seen.seat = game.start.seat;
+    seen.engine = game.round.engine;
+    seen.events = game.events.map((event) => event.type);
+    seen.random = game.random();
+    return 0;
+  });
+  session.receive('{"type":"game_start","seat":0,"players":3,"seed":42,"rounds":13}');
+  session.receive('{"type":"round_start","round":0,"engine":12,"hand":[[5,4]]}');
+  session.receive('{"type":"played","seat":2,"tile":[12,3],"train":3,"end":3}');
+  session.receive(JSON.stringify(makeTurn([[5, 4]], [{ action: "draw" }])));
+  assert.equal(seen.seat, 0);
+  assert.equal(seen.engine, 12);
+  assert.deepEqual(seen.events, ["round_start", "played"]);
+  assert.ok(seen.random >= 0 && seen.random < 1);
+
+  // The same seed gives the same random numbers.
+  let again = -1;
+  const other = newSession((turn, game) => {
+    again = game.random();
+    return 0;
+  }).session;
+  other.receive('{"type":"game_start","seat":1,"players":3,"seed":42,"rounds":13}');
+  other.receive(JSON.stringify(makeTurn([[5, 4]], [{ action: "draw" }])));
+  assert.equal(again, seen.random);
+});
+
+test("strategy: the heaviest tile goes first", () => {
+  const turn = makeTurn([[3, 2], [9, 4], [6, 5]], [play([3, 2], 0), play([9, 4], 3), play([6, 5], 0)]);
+  assert.equal(choose(turn, null), 1);
+});
+
+test("strategy: a double counts a little more when a tile can follow it", () => {
+  const legal = [play([7, 5], 3), play([6, 6], 3)];
+  assert.equal(choose(makeTurn([[7, 5], [6, 6], [6, 1]], legal), null), 1, "6-6 with 6-1 to follow beats 7-5");
+  assert.equal(choose(makeTurn([[7, 5], [6, 6], [2, 1]], legal), null), 0, "6-6 alone only ties 7-5, listed first");
+  assert.equal(choose(makeTurn([[6, 6], [8, 5], [6, 1]], [play([6, 6], 3), play([8, 5], 3)]), null), 1, "a heavier tile still wins");
+});
+
+test("strategy: between equal plays, its own train", () => {
+  const turn = makeTurn([[6, 5], [7, 4]], [play([6, 5], 3), play([7, 4], 0), play([6, 5], 2)], { markers: [false, false, true] });
+  assert.equal(choose(turn, null), 1);
+});
+
+test("strategy: with no play, end, then draw, then pass", () => {
+  assert.equal(choose(makeTurn([[1, 0]], [{ action: "draw" }, { action: "end" }]), null), 1);
+  assert.equal(choose(makeTurn([[1, 0]], [{ action: "pass" }, { action: "draw" }]), null), 1);
+  assert.equal(choose(makeTurn([[1, 0]], [{ action: "pass" }]), null), 0);
+});

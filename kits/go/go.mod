@@ -1,0 +1,3 @@
+module example.com/mexicantrain/kit
+
+go 1.19

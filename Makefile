@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test bench lint typecheck system-deps clean examples
+.PHONY: demo test bench lint typecheck system-deps clean examples kits
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +38,8 @@ demo: $(STAMP)
 	@echo "      then referee --help: play a game, check a bot, run your own league"
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check referee protocol tests bench sample_bots spec
-	$(BIN)/ruff format --check referee protocol tests bench sample_bots spec
+	$(BIN)/ruff check referee protocol tests bench sample_bots spec kits/check.py kits/python
+	$(BIN)/ruff format --check referee protocol tests bench sample_bots spec kits/check.py kits/python
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict
@@ -47,16 +47,34 @@ typecheck: $(TEST_STAMP)
 
 # The examples in spec/PROTOCOL.md and spec/LOGS.md, played again and rewritten in
 # place; tests/test_spec_examples.py fails when they are not what the referee sends.
+# Likewise the starter kits' fixtures (kits/*/fixtures/), checked by tests/test_kits.py.
 examples: $(STAMP)
 	$(BIN)/python spec/examples.py
+	$(BIN)/python spec/kit_fixtures.py
+
+# Builds and tests every starter kit and runs `referee check-bot` on its bot; a kit
+# whose toolchain is missing is named NOT CHECKED (exit 3), never passed.
+kits: $(TEST_STAMP) system-deps
+	$(BIN)/python kits/check.py
 
 # The replay page is tested in a real headless browser (Debian's chromium) and the
-# sandbox with bubblewrap: both are installed here when missing (as root, or with sudo).
+# sandbox with bubblewrap; the starter kits (kits/check.py) need Go, TypeScript, a JDK
+# with JUnit 5, CMake and g++, and Cargo with Debian's serde crates (offline builds).
+# Each is installed here when missing (as root, or with sudo).
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v minisign >/dev/null 2>&1 || missing="$$missing minisign"; \
+	command -v go >/dev/null 2>&1 || missing="$$missing golang-go"; \
+	command -v tsc >/dev/null 2>&1 || missing="$$missing node-typescript"; \
+	command -v javac >/dev/null 2>&1 || missing="$$missing openjdk-17-jdk-headless"; \
+	[ -e /usr/share/java/junit-platform-console-standalone.jar ] || missing="$$missing junit5"; \
+	command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	ls -d /usr/share/cargo/registry/serde_json-* >/dev/null 2>&1 || missing="$$missing librust-serde-json-dev"; \
+	ls -d /usr/share/cargo/registry/serde_derive-* >/dev/null 2>&1 || missing="$$missing librust-serde-derive-dev"; \
+	command -v cargo >/dev/null 2>&1 || missing="$$missing cargo"; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	  $$SUDO apt-get update -q && \
@@ -68,7 +86,7 @@ system-deps:
 # Tests marked `alone` measure the referee's timing under its own load (64 games with
 # 100 ms moves, a referee stopped 300 ms a second): they run afterwards, by themselves.
 test: lint typecheck system-deps
-	$(BIN)/python -m pytest -n 3 -m "not alone"
+	$(BIN)/python -m pytest -n 3 -rs -m "not alone"
 	$(BIN)/python -m pytest -m alone
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra

@@ -122,9 +122,7 @@ def fixtures(lines: Sequence[str]) -> dict[str, str]:
             _turn(lambda x: x["view"]["drawn"] is not None and "play" in actions(x)),
         ),
         "pass": first("pass", _turn(lambda x: actions(x) <= {"pass", "end"})),
-        "last_round": last(
-            "last_round", _turn(lambda x: x["view"]["round"] == last_round)
-        ),
+        "last_round": last("last_round", _turn(lambda x: x["view"]["round"] == last_round)),
         "game_end": game_end,
     }
     return {f"{name}.jsonl": _cut(lines, parsed, end) for name, end in cases.items()}

@@ -19,8 +19,9 @@ world's internal state (open doubles, bindings, a turn's step) is the engine's o
 With `strict=True` each replayed move must be legal in the guessed world, which
 proves the guess could have happened; the sampler is built so that it nearly
 always is, and a guess that is not is drawn again. A world that cannot be made
-(a rule set whose steps the seat did not see, such as another side's fast first
-turn) gives None, and the caller falls back to a heuristic.
+(a rule set whose steps the seat does not see in order: a fast first turn, where
+the other sides' builds are shown only when the phase ends) gives None, and the
+caller falls back to a heuristic.
 
 The work that does not depend on the guess (where each step left the public
 table, which tiles each pass rules out) is done once per decision and cached on
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 
 from ..rules import (
     END,
+    FirstTurn,
     IllegalMoveError,
     MoveKind,
     RulesError,
@@ -80,8 +82,11 @@ class Determinizer:
         self._plan: _Plan | None = None
         self._steps = -1
 
-    def world(self, rng: random.Random, *, strict: bool = False) -> State | None:
-        """One guessed world at the seat's current decision, or None."""
+    def world(
+        self, rng: random.Random, *, strict: bool = False, mover: int | None = None
+    ) -> State | None:
+        """One guessed world after the last step, or None. `mover`: the seat known to
+        move now (a bot asked for its move), whose turn the last seat must have ended."""
         plan = self._shared()
         if plan is None:
             return None
@@ -90,12 +95,16 @@ class Determinizer:
             guess = _guess(plan, rng, relaxed=relaxed)
             if guess is None:
                 continue
-            state = _replay(self.k, plan, guess, rng, strict=strict)
+            state = _replay(self.k, plan, guess, rng, strict=strict, mover=mover)
             if state is not None:
                 return state
         return None
 
     def _shared(self) -> _Plan | None:
+        if self.k.rules.first_turn is FirstTurn.FAST:
+            # Everyone builds at once and sees the other sides' builds only when the
+            # phase ends, so the order of the round's steps is not the seat's to know.
+            return None
         if self._plan is None or self._steps != len(self.k.steps):
             self._steps = len(self.k.steps)
             self._plan = _prepare(self.k)
@@ -103,11 +112,11 @@ class Determinizer:
 
 
 def determinize(
-    knowledge: Knowledge, rng: random.Random, *, strict: bool = False
+    knowledge: Knowledge, rng: random.Random, *, strict: bool = False, mover: int | None = None
 ) -> State | None:
-    """A world consistent with `knowledge` at the seat's current decision, or None.
-    For many worlds of one decision, keep a `Determinizer` instead."""
-    return Determinizer(knowledge).world(rng, strict=strict)
+    """A world consistent with `knowledge` after its last step, or None (see
+    `Determinizer.world`). For many worlds of one decision, keep a `Determinizer`."""
+    return Determinizer(knowledge).world(rng, strict=strict, mover=mover)
 
 
 # ---------------------------------------------------------------- the shared work
@@ -167,20 +176,22 @@ def _prepare(k: Knowledge) -> _Plan | None:
     if not _place_played(slots, played, constraints):
         return None
     for slot in slots:
-        slot.forbidden = frozenset(
-            tile
-            for step, (seat, tiles) in constraints.items()
-            if seat == slot.seat and slot.acquired < step
-            for tile in tiles
-        ) if slot.tile is None else frozenset()
+        slot.forbidden = (
+            frozenset(
+                tile
+                for step, (seat, tiles) in constraints.items()
+                if seat == slot.seat and slot.acquired < step
+                for tile in tiles
+            )
+            if slot.tile is None
+            else frozenset()
+        )
     return plan_free(plan)
 
 
 def plan_free(plan: _Plan) -> _Plan:
     """`plan` with its free slots listed, the most constrained first."""
-    plan.free = sorted(
-        (s for s in plan.slots if s.tile is None), key=lambda s: -len(s.forbidden)
-    )
+    plan.free = sorted((s for s in plan.slots if s.tile is None), key=lambda s: -len(s.forbidden))
     return plan
 
 
@@ -295,9 +306,7 @@ def _tile_of(slot: _Slot, guess: dict[int, Tile]) -> Tile:
     return slot.tile if slot.tile is not None else guess[id(slot)]
 
 
-def _start(
-    k: Knowledge, plan: _Plan, guess: dict[int, Tile], rng: random.Random
-) -> State | None:
+def _start(k: Knowledge, plan: _Plan, guess: dict[int, Tile], rng: random.Random) -> State | None:
     """The round's first decision in the guessed world."""
     hands: list[list[Tile]] = [[] for _ in k.counts]
     hands[k.seat] = list(k.hand)
@@ -336,7 +345,13 @@ def _ends_turn_before(state: State, seat: int) -> State | None:
 
 
 def _replay(
-    k: Knowledge, plan: _Plan, guess: dict[int, Tile], rng: random.Random, *, strict: bool
+    k: Knowledge,
+    plan: _Plan,
+    guess: dict[int, Tile],
+    rng: random.Random,
+    *,
+    strict: bool,
+    mover: int | None,
 ) -> State | None:
     """The guessed world replayed to the seat's current decision, or None if the guess
     does not hold (or, `strict`, a move was not legal in it)."""
@@ -355,7 +370,7 @@ def _replay(
             state = apply(state, step.move, check=strict)
             if state.round_index != k.round_index or state.outcome is not None:
                 return None
-        moved = _ends_turn_before(state, k.seat)
+        moved = state if mover is None else _ends_turn_before(state, mover)
     except (IllegalMoveError, IndexError, ValueError, AssertionError):
         return None
     if moved is None or moved.hands[k.seat] != k.known_hand():

@@ -3,7 +3,9 @@
 A `Knowledge` holds the round's public start (engine, holder, starter, the hand
 counts and the boneyard's size), the seat's own starting hand, and every step since:
 each decision of any seat as an engine `Move` (a play names its tile, a draw does
-not, except the seat's own draws, whose tiles it saw), and each penalty draw. It
+not, except the seat's own draws, whose tiles it saw), and each penalty draw. An
+`end` of a multi-tile turn is not a step: no message tells it, and the next seat's
+step implies it. It
 never holds a tile of another hand: `Knowledge.from_moves` builds it from the real
 game's states and hides what the seat could not see, and `referee.botkit.tracker`
 builds the same from the protocol's messages.
@@ -83,14 +85,27 @@ class Knowledge:
         sees it, with the penalty draws the engine made after it."""
         mover = before.to_move
         mine = mover == self.seat
+        if move.kind is MoveKind.END:
+            # Nobody is told of an `end` (the next seat's move shows it): the
+            # determinizer infers it, in-process as over the wire.
+            self._penalties(before, after, mover, mine)
+            return
         if move.kind is MoveKind.DRAW:
             self.steps.append(Step(mover, move, after.drawn if mine else None))
             return
         self.steps.append(Step(mover, move))
+        self._penalties(before, after, mover, mine)
+
+    def _penalties(self, before: State, after: State, mover: int, mine: bool) -> None:
+        """The penalty draws the engine made as the mover's turn closed."""
+        if after.round_index != before.round_index:
+            return
         taken = len(before.boneyard) - len(after.boneyard)
         if taken > 0:
             drawn = before.boneyard[len(before.boneyard) - taken :]
-            for tile in reversed(drawn):  # the engine takes them from the end
+            # The engine takes them from the boneyard's end as one block, so their order
+            # within it makes no difference; the wire shows them sorted, and so here.
+            for tile in sorted(drawn):
                 self.steps.append(Step(mover, None, tile if mine else None))
 
     def known_hand(self) -> tuple[Tile, ...]:

@@ -398,7 +398,8 @@ class MexicanTrainState(pyspiel.State):  # type: ignore[misc]
         if guesser is None:
             knowledge = Knowledge.from_moves(start, self.moves, seat)
             guesser = self._guessers.by_seat[seat] = Determinizer(knowledge)
-        world = guesser.world(rng)
+        # Whose move it is is public; a turn's `end` is implied by the next seat's move.
+        world = guesser.world(rng, mover=state.to_move)
         if world is None:
             # No world consistent with everything the seat saw was found (the search is
             # bounded): fall back to the public part of the true state, with the tiles

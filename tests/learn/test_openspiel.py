@@ -113,7 +113,7 @@ def test_a_resampled_state_is_one_the_player_cannot_tell_apart() -> None:
 def test_without_a_consistent_world_the_resampler_reshuffles_the_hidden_tiles(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(Determinizer, "world", lambda self, rng, strict=False: None)
+    monkeypatch.setattr(Determinizer, "world", lambda self, rng, **options: None)
     game = load(players=3, max_pip=6, rounds=1)
     state = game.new_initial_state()
     play_randomly(state, random.Random(1), 6)

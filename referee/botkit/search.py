@@ -1,0 +1,198 @@
+"""The search baseline: perfect-information Monte Carlo over determinized worlds.
+
+For one decision: guess a world consistent with what the seat has seen
+(`referee.botkit.determinize`), play every candidate move in it, finish the round
+with a fast plan-aware rollout policy for every seat, and score the round from the
+seat's side (the others' mean points less its own). Every candidate is played in
+the same world with the same rollout random numbers (common random numbers), so
+the comparison between candidates carries no luck of the deal. Worlds are added
+until the deadline; the candidate with the best mean wins, ties going to the plan
+baseline's choice. One legal move is played at once, without a search; when no
+world can be made (a rule set whose steps the seat did not all see), the plan
+baseline decides.
+
+The rollout policy is the plan's idea made cheap: each seat keeps the longest chain
+for its own train (found once per hand and end, shared by every rollout of the
+decision) and sheds the rest first, heaviest first, follows doubles it can follow,
+and plays on its own train when its marker is up; a little noise keeps rollouts of
+one world apart.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..rules import Move, MoveKind, State, Tile, apply, legal_moves
+from .determinize import Determinizer
+from .knowledge import Knowledge
+from .plan import longest_chain, plan_move, value_of
+
+ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
+NOISE = 3.0  # rollout noise, in pips
+PLAN_CACHE = 20_000  # chain searches remembered per decision
+MARGIN = float(
+    __import__("os").environ.get("MARGIN", "1.0")
+)  # standard errors by which a move must beat the plan's
+
+
+@dataclass
+class Searched:
+    """A search's choice and what it rests on."""
+
+    move: Move
+    worlds: int  # worlds played (every candidate in each)
+    values: dict[Move, float]  # mean score per candidate (the others' points less its own)
+    fallback: bool  # True when the plan chose: one legal move, or no world could be made
+
+
+class Rollouts:
+    """The rollout policy and the chain searches it remembers for one decision."""
+
+    def __init__(self) -> None:
+        self.plans: dict[tuple[tuple[Tile, ...], int], frozenset[Tile]] = {}
+
+    def plan(self, hand: tuple[Tile, ...], end: int) -> frozenset[Tile]:
+        """The tiles of the longest chain `hand` builds from `end`."""
+        key = (hand, end)
+        found = self.plans.get(key)
+        if found is None:
+            if len(self.plans) > PLAN_CACHE:
+                self.plans.clear()
+            found = self.plans[key] = frozenset(longest_chain(hand, end, ROLLOUT_CHAIN_BUDGET))
+        return found
+
+    def move(self, state: State, rng: random.Random) -> Move:
+        """The rollout policy's move for the seat to move."""
+        moves = legal_moves(state)
+        if len(moves) == 1:
+            return moves[0]
+        plays = [m for m in moves if m.kind is MoveKind.PLAY]
+        if not plays:
+            for kind in (MoveKind.END, MoveKind.DRAW, MoveKind.PASS):
+                for m in moves:
+                    if m.kind is kind:
+                        return m
+            return moves[0]
+        seat = state.to_move
+        hand = state.hands[seat]
+        plan = self.plan(hand, state.trains[seat].end)
+        blank = state.rules.double_blank_score
+        marker = state.markers[seat]
+        best = plays[0]
+        best_value = float("-inf")
+        for m in plays:
+            t = m.tile
+            assert t is not None
+            v = float(value_of(t, blank))
+            if m.train == seat:
+                if marker:
+                    v += 6.0
+                if t in plan:
+                    v += 2.0
+            elif t in plan:
+                v -= 8.0
+            if t.hi == t.lo:
+                v += 5.0 if any(t.hi in x for x in hand if x != t) else -3.0
+            if m.announce:
+                v += 0.5
+            v += rng.random() * NOISE
+            if v > best_value:
+                best, best_value = m, v
+        return best
+
+    def finish(self, state: State, seat: int, rng: random.Random) -> float:
+        """Play the round out; the others' mean points less the seat's side's."""
+        index = state.round_index
+        while state.round_index == index and state.outcome is None:
+            state = apply(state, self.move(state, rng), check=False)
+        scores = state.results[index].scores
+        side = state.table.group_of
+        others = [scores[s] for s in range(len(scores)) if side[s] != side[seat]]
+        mean = sum(others) / len(others) if others else 0.0
+        return mean - scores[seat]
+
+
+def search(
+    knowledge: Knowledge,
+    legal: Sequence[Move],
+    rng: random.Random,
+    *,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+    max_worlds: int | None = None,
+) -> Searched:
+    """The best of `legal` (the seat's legal moves now) by the mean of its rollouts
+    over guessed worlds, until `clock()` reaches `deadline` or `max_worlds` worlds."""
+    candidates = list(dict.fromkeys(legal))
+    if len(candidates) == 1:
+        return Searched(candidates[0], 0, {}, True)
+    determinizer = Determinizer(knowledge)
+    rollouts = Rollouts()
+    rows: list[list[float]] = []  # per world, each candidate's score
+    first: State | None = None
+    misses = 0
+    while clock() < deadline and (max_worlds is None or len(rows) < max_worlds):
+        world = determinizer.world(rng, mover=knowledge.seat)
+        if world is None or set(legal_moves(world)) != set(candidates):
+            misses += 1  # no world, or not the real decision (never expected)
+            if misses >= 3 and not rows:
+                break
+            continue
+        if first is None:
+            first = world
+        seed = rng.getrandbits(64)
+        values = []
+        for move in candidates:
+            if max_worlds is None and clock() >= deadline:
+                break
+            after = apply(world, move, check=False)
+            if after.round_index != knowledge.round_index or after.outcome is not None:
+                values.append(_score(after, knowledge.round_index, knowledge.seat))
+            else:
+                values.append(rollouts.finish(after, knowledge.seat, random.Random(seed)))
+        if len(values) < len(candidates):
+            break  # out of time inside this world: keep the candidates even
+        rows.append(values)
+    preferred = plan_move(first) if first is not None else None
+    if not rows or preferred not in candidates:
+        choice = preferred if preferred in candidates else _first_play(candidates)
+        assert choice is not None
+        return Searched(choice, len(rows), {}, True)
+    n = len(rows)
+    means = {m: sum(r[j] for r in rows) / n for j, m in enumerate(candidates)}
+    best = max(candidates, key=lambda m: (means[m], m == preferred))
+    if best != preferred and not _clearly_better(
+        rows, candidates.index(best), candidates.index(preferred)
+    ):
+        best = preferred
+    return Searched(best, n, means, False)
+
+
+def _clearly_better(rows: Sequence[Sequence[float]], a: int, b: int) -> bool:
+    """True when candidate `a` beat `b` over the worlds by more than `MARGIN` standard
+    errors of the paired differences (the same worlds and rollout numbers for both)."""
+    diffs = [r[a] - r[b] for r in rows]
+    n = len(diffs)
+    if n < 2:
+        return False
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > MARGIN * (var / n) ** 0.5
+
+
+def _score(state: State, index: int, seat: int) -> float:
+    """The score of a round the candidate itself ended (the seat went out)."""
+    scores = state.results[index].scores
+    side = state.table.group_of
+    others = [scores[s] for s in range(len(scores)) if side[s] != side[seat]]
+    return (sum(others) / len(others) if others else 0.0) - scores[seat]
+
+
+def _first_play(candidates: Sequence[Move]) -> Move:
+    for m in candidates:
+        if m.kind is MoveKind.PLAY:
+            return m
+    return candidates[0]

@@ -101,6 +101,8 @@ class Determinizer:
         return None
 
     def _shared(self) -> _Plan | None:
+        if len(self.k.results) != self.k.round_index:
+            return None  # the earlier rounds were not seen (a bot that joined late)
         if self.k.rules.first_turn is FirstTurn.FAST:
             # Everyone builds at once and sees the other sides' builds only when the
             # phase ends, so the order of the round's steps is not the seat's to know.

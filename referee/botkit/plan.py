@@ -25,9 +25,7 @@ from ..rules import MEXICAN, Move, MoveKind, Rules, State, Tile, legal_moves, ti
 
 CHAIN_BUDGET = 5_000  # tile placements one chain search may try
 STUCK_TILE = 2.0  # cost of each stuck tile, besides its value
-OTHER_CHAIN = float(
-    __import__("os").environ.get("OC", "0.6")
-)  # a tile that chains on another train costs this share of its value
+OTHER_CHAIN = 0.85  # a tile that chains on another train costs this share of its value
 DOUBLE_FOLLOW = 8.0  # a double whose follow-up stays in hand
 DOUBLE_ALONE = 6.0  # a double nothing in hand could follow
 MARKER = 6.0  # a play on its own train while its marker is up
@@ -103,7 +101,7 @@ def seen_of_turn(turn: Turn, rules: Rules) -> Seen:
         public=tuple(t.public for t in v.trains),
         marker_up=v.markers[turn.seat],
         danger=bool(others) and min(others) <= DANGER,
-        blank=int(__import__("os").environ.get("BLANK", rules.double_blank_score)),
+        blank=rules.double_blank_score,
     )
 
 

@@ -20,6 +20,7 @@ one world apart.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -33,9 +34,7 @@ from .plan import longest_chain, plan_move, value_of
 ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
 NOISE = 3.0  # rollout noise, in pips
 PLAN_CACHE = 20_000  # chain searches remembered per decision
-MARGIN = float(
-    __import__("os").environ.get("MARGIN", "1.0")
-)  # standard errors by which a move must beat the plan's
+MARGIN = 2.0  # standard errors by which a move must beat the plan's
 
 
 @dataclass
@@ -180,7 +179,7 @@ def _clearly_better(rows: Sequence[Sequence[float]], a: int, b: int) -> bool:
         return False
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean > MARGIN * (var / n) ** 0.5
+    return mean > MARGIN * math.sqrt(var / n)
 
 
 def _score(state: State, index: int, seat: int) -> float:

@@ -1,0 +1,141 @@
+"""The plan and search bots play legal moves only, in-process over many seeds and rule
+sets, and pass check-bot as real processes; the search thinks within its clock.
+
+In-process, each bot's own `choose` is given the turn requests and events the
+referee would send (`referee.game.wire`), so a whole game costs no process or pipe.
+The search runs with a fixed number of worlds there: the test is about legality,
+not time. The timing test is a real process under the referee's own clocks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from protocol import messages as m
+from protocol.bot import Game
+from referee.bots.process import BotSpec
+from referee.game import wire
+from referee.game.checkbot import battery, check_bot
+from referee.rules import PRESETS, VARIANTS, apply, legal_moves, new_game, preset
+
+BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+
+
+def _load(name: str) -> ModuleType:
+    loader = importlib.util.spec_from_file_location(name, BOTS / f"{name}.py")
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[name] = module
+    loader.loader.exec_module(module)
+    return module
+
+
+def _play(rules_name: str, seed: int, choose: Any, seat: int, players: int | None = None) -> int:
+    """One game: `choose` in `seat`, random elsewhere; every chosen index must be legal.
+    Returns the number of decisions `choose` made."""
+    rules = preset(rules_name) if players is None else preset(rules_name, players=players)
+    n = rules.players
+    state = new_game(rules, seed)
+    rng = random.Random(seed)
+    start = m.GameStart(
+        game="game-1",
+        seat=seat,
+        players=n,
+        names=[f"bot{i}" for i in range(n)],
+        rules=wire.rules_info(rules),
+        time=m.TimeControl(),
+        seed=seed,
+        rounds=len(rules.engines),
+    )
+    game = Game(start=start, rng=random.Random(seed))
+    game.events.append(wire.round_start(state, seat))
+    made = 0
+    request = 0
+    while state.outcome is None:
+        moves = legal_moves(state)
+        if state.to_move == seat:
+            request += 1
+            turn = wire.turn_request(state, request, 1000, 30000)
+            index = choose(turn, game)
+            assert isinstance(index, int) and 0 <= index < len(moves), (rules_name, seed)
+            move = moves[index]
+            made += 1
+        else:
+            move = rng.choice(moves)
+        after = apply(state, move)
+        for event in wire.events(state, move, after):
+            message = event.for_seat(seat)
+            if message is not None:
+                game.events.append(message)
+        if after.round_index != state.round_index and after.outcome is None:
+            game.events.append(wire.round_start(after, seat))
+        state = after
+    return made
+
+
+RULE_SETS = [*PRESETS, *(f"standard+{v}" for v in VARIANTS)]
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_the_plan_bot_plays_legal_moves_only(name: str) -> None:
+    plan_bot = _load("plan_bot")
+    made = sum(_play(name, seed, plan_bot.choose, seed % 4) for seed in range(4))
+    assert made > 100
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_the_search_bot_plays_legal_moves_only(name: str) -> None:
+    search_bot = _load("search_bot")
+    rules = preset(name)
+    made = 0
+    for seed in range(2):
+        bot = search_bot.SearchBot(cap_ms=0, worlds=3)
+        made += _play(name, seed, bot.choose, seed % rules.players)
+    assert made > 40
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 8])
+def test_the_search_bot_plays_legal_moves_at_every_table_size(players: int) -> None:
+    search_bot = _load("search_bot")
+    bot = search_bot.SearchBot(cap_ms=0, worlds=2)
+    assert _play("standard", players, bot.choose, players - 1, players=players) > 10
+
+
+@pytest.mark.parametrize("script", ["plan_bot.py", "search_bot.py"])
+async def test_the_baseline_bots_pass_check_bot(script: str) -> None:
+    argv = (sys.executable, str(BOTS / script))
+    if script == "search_bot.py":
+        argv += ("--budget-ms", "20")  # check-bot plays many games: think briefly
+    checks = await check_bot(
+        BotSpec(script, argv), plan=battery(), time=m.TimeControl(move_ms=2000, bank_ms=60000)
+    )
+    failed = [c.line() for c in checks if not c.ok]
+    assert not failed, failed
+
+
+@pytest.mark.parametrize(("players", "max_pip"), [(2, 6), (6, 6)])
+async def test_the_search_bot_thinks_within_the_requests_clock(
+    tmp_path: Path, players: int, max_pip: int
+) -> None:
+    """A real search-bot process in every seat, under the referee's own clocks (time
+    is the subject): it takes a share of each request's `move_ms` and no fault."""
+    from referee.play.runner import run_game
+
+    rules = preset("standard", players=players, max_pip=max_pip)
+    argv = (sys.executable, str(BOTS / "search_bot.py"))
+    specs = [BotSpec(f"search{i}", argv) for i in range(players)]
+    time = m.TimeControl(move_ms=150, bank_ms=20_000)
+    report = await run_game(
+        specs, rules, 7, game_id="game-clock", time=time, log_path=tmp_path / "g.jsonl"
+    )
+    result = report.result
+    assert result is not None
+    assert not any(result.faults), result.faults
+    assert result.outcome is not None

@@ -1,4 +1,5 @@
-"""The examples of docs/learn.md run as written, so the page stays true."""
+"""The examples of docs/learn.md, and of the README's "Train a bot", run as written,
+so the pages stay true."""
 
 from __future__ import annotations
 
@@ -9,8 +10,19 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "learn.md"
-EXAMPLES = re.findall(r"^```python\n(.*?)^```", DOC.read_text(encoding="utf-8"), re.M | re.S)
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "learn.md"
+PYTHON = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
+EXAMPLES = PYTHON.findall(DOC.read_text(encoding="utf-8"))
+_readme = (ROOT / "README.md").read_text(encoding="utf-8")
+_train = _readme[_readme.index("## Train a bot") :]
+README_EXAMPLES = PYTHON.findall(_train[: _train.index("\n## ", 3)])
+
+
+def test_the_readme_has_an_example_for_each_library() -> None:
+    text = "\n".join(README_EXAMPLES)
+    for needle in ("mexican_train_v0.env(", "MexicanTrainEnv(", "pyspiel.load_game("):
+        assert needle in text, f"the README's Train a bot has no example using {needle}"
 
 
 def test_the_page_has_an_example_for_each_library_and_for_a_policy() -> None:
@@ -24,7 +36,12 @@ def test_the_page_has_an_example_for_each_library_and_for_a_policy() -> None:
         assert needle in text, f"no example uses {needle}"
 
 
-@pytest.mark.parametrize("code", EXAMPLES, ids=[f"example{i}" for i in range(len(EXAMPLES))])
+@pytest.mark.parametrize(
+    "code",
+    EXAMPLES + README_EXAMPLES,
+    ids=[f"example{i}" for i in range(len(EXAMPLES))]
+    + [f"readme{i}" for i in range(len(README_EXAMPLES))],
+)
 def test_an_example_runs_and_prints(code: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

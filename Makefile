@@ -25,7 +25,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 DEMO_GAME := league-out/logs/g00001.jsonl.gz
 demo: $(STAMP)
 	rm -rf league-out
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out --site
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/referee league examples/league.toml --out league-out --site --jobs 2
 	@echo
 	@echo "Try next:"
 	@echo "  file://$(CURDIR)/league-out/site/index.html"

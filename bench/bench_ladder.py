@@ -2,6 +2,7 @@
 
     python bench/bench_ladder.py rounds [--deals 10] [--worlds 16] [--seats 2 4]
     python bench/bench_ladder.py match  [--budget-ms 100] [--jobs 2] [--seats 2 4]
+    python bench/bench_ladder.py latency [--seats 2 4 6 8] [--games 1]
 
 `rounds` plays in-process games on duplicate deals (every deal once with NEW in
 each seat, BASE in the others; the same deals for every pair) and prints, per pair
@@ -17,7 +18,10 @@ and at 4 (BASE's bot as the field in the other three seats), and prints the verd
 and the games it took; the search thinks `--budget-ms` a move (its own clock), so
 a match stays within minutes.
 
-The reference for both is the rung below on the same deals: each figure is NEW
+`latency` times the search bot's own decisions (default settings, move_ms 1000,
+against greedy) at each table size: the think time it takes from the clock.
+
+The reference for the first two is the rung below on the same deals: each figure is NEW
 against BASE in one run.
 """
 
@@ -42,6 +46,7 @@ if str(ROOT) not in sys.path:
 from _machine import cpu_model  # noqa: E402
 
 from protocol import messages as m  # noqa: E402
+from protocol.bot import Game  # noqa: E402
 from referee.botkit import plan  # noqa: E402
 from referee.botkit.knowledge import Knowledge  # noqa: E402
 from referee.botkit.search import search  # noqa: E402
@@ -201,9 +206,63 @@ def match(budget_ms: int, jobs: int, seats: list[int], max_games: int) -> None:
             )
 
 
+def latency(seats: list[int], games: int) -> None:
+    """The search bot's own think time per decision, as `search_bot.py` decides it
+    from a request with move_ms = 1000 (bank 30 s): min, median and max, by table."""
+    import statistics
+
+    search_bot = _load("search_bot")
+    for n in seats:
+        rules = preset("standard", players=n)
+        times: list[float] = []
+        for g in range(games):
+            state = new_game(rules, 31_000 + g)
+            bot = search_bot.SearchBot(search_bot.CAP_MS, None)
+            start = m.GameStart(
+                game=f"game-{g}",
+                seat=0,
+                players=n,
+                names=[f"bot{i}" for i in range(n)],
+                rules=wire.rules_info(rules),
+                time=m.TimeControl(),
+                seed=g,
+                rounds=len(rules.engines),
+            )
+            game = Game(start=start, rng=random.Random(g))
+            game.events.append(wire.round_start(state, 0))
+            request = 0
+            greedy = _load("greedy_bot")
+            while state.outcome is None:
+                moves = legal_moves(state)
+                request += 1
+                turn = wire.turn_request(state, request, 1000, 30000)
+                if state.to_move == 0:
+                    began = time.perf_counter()
+                    move = moves[bot.choose(turn, game)]
+                    if len(set(moves)) > 1:
+                        times.append((time.perf_counter() - began) * 1000)
+                else:
+                    move = moves[greedy.choose(turn, None)]
+                after = apply(state, move)
+                for event in wire.events(state, move, after):
+                    message = event.for_seat(0)
+                    if message is not None:
+                        game.events.append(message)
+                if after.round_index != state.round_index and after.outcome is None:
+                    game.events.append(wire.round_start(after, 0))
+                state = after
+        print(
+            f"{n} seats: {len(times)} searched decisions at move_ms 1000: think time "
+            f"min {min(times):.0f} ms, median {statistics.median(times):.0f} ms, "
+            f"max {max(times):.0f} ms (the clock allows 1000 + 50 grace)",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=["rounds", "match"])
+    parser.add_argument("part", choices=["rounds", "match", "latency"])
+    parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--worlds", type=int, default=16)
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
@@ -215,6 +274,8 @@ def main() -> None:
     print(f"machine: {cpu_model()}, load average {' '.join(load)}", flush=True)
     if args.part == "rounds":
         rounds(args.deals, args.worlds, args.seats)
+    elif args.part == "latency":
+        latency(args.seats, args.games)
     else:
         match(args.budget_ms, args.jobs, args.seats, args.max_games)
 

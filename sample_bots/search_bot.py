@@ -8,7 +8,7 @@ keeps the move whose rounds end best for it on average (`referee.botkit.search`)
 It thinks for a share of the request's own clock (`move_ms`, and the bank when
 that is short), so it never runs out of time, at any table size:
 
-    python sample_bots/search_bot.py                  # 40% of move_ms, at most 400 ms
+    python sample_bots/search_bot.py                  # 40% of move_ms + 1/200 of the bank, <= 400 ms
     python sample_bots/search_bot.py --budget-ms 100  # think at most 100 ms a move
     python sample_bots/search_bot.py --worlds 32      # a fixed number of worlds, no clock
 
@@ -29,13 +29,14 @@ from referee.botkit.tracker import Tracker, move_of_spec
 
 SHARE = 0.4  # of move_ms spent thinking
 CAP_MS = 400  # never more than this, by default
-BANK_SHARE = 0.02  # of the bank, when move_ms alone is short
+BANK_SLICE = 1 / 200  # of what is left in the bank, on top
 
 
 def budget_ms(clock: Clock, cap_ms: float) -> float:
-    """How long to think on this request: a share of its move time (or of the bank,
-    when the move time is very short), never more than `cap_ms`."""
-    return min(cap_ms, max(SHARE * clock.move_ms, BANK_SHARE * clock.bank_ms))
+    """How long to think on this request: a share of its move time plus a small slice
+    of what is left in the bank (a slice of what is left never empties it, even with
+    no move time at all), never more than `cap_ms`."""
+    return min(cap_ms, SHARE * clock.move_ms + BANK_SLICE * clock.bank_ms)
 
 
 class SearchBot:

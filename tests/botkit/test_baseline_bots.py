@@ -139,3 +139,15 @@ async def test_the_search_bot_thinks_within_the_requests_clock(
     assert result is not None
     assert not any(result.faults), result.faults
     assert result.outcome is not None
+
+
+def test_the_search_budget_comes_from_the_clock_and_never_empties_the_bank() -> None:
+    search_bot = _load("search_bot")
+    budget = search_bot.budget_ms
+    assert budget(m.Clock(move_ms=1000, bank_ms=30_000), 400) == 400
+    assert budget(m.Clock(move_ms=100, bank_ms=0), 400) == pytest.approx(40)
+    # No move time: a slice of what is left, so the bank lasts however long the game.
+    bank = 30_000.0
+    for _ in range(10_000):
+        bank -= budget(m.Clock(move_ms=0, bank_ms=int(bank)), 400)
+    assert bank > 0

@@ -127,10 +127,12 @@ def interval(wins: float, n: int) -> tuple[float, float, float]:
     return p, p - half, p + half
 
 
-def rounds(deals: int, worlds: int, seats: list[int]) -> None:
+def rounds(deals: int, worlds: int, seats: list[int], only: list[str] | None) -> None:
     for n in seats:
         rules = preset("standard", players=n)
         for new, base in PAIRS:
+            if only and f"{new}:{base}" not in only:
+                continue
             started = time.perf_counter()
             won = lost = tied = 0
             new_points = base_points = 0.0
@@ -164,7 +166,9 @@ def rounds(deals: int, worlds: int, seats: list[int]) -> None:
             )
 
 
-def match(budget_ms: int, jobs: int, seats: list[int], max_games: int) -> None:
+def match(
+    budget_ms: int, jobs: int, seats: list[int], max_games: int, only: list[str] | None
+) -> None:
     python = sys.executable
     referee = str(Path(python).with_name("referee"))
 
@@ -174,6 +178,8 @@ def match(budget_ms: int, jobs: int, seats: list[int], max_games: int) -> None:
 
     for n in seats:
         for new, base in PAIRS[:3]:
+            if only and f"{new}:{base}" not in only:
+                continue
             argv = [
                 referee,
                 "match",
@@ -269,15 +275,16 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-games", type=int, default=400)
+    parser.add_argument("--only", nargs="+", help="pairs to play, as NEW:BASE (e.g. search:plan)")
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     print(f"machine: {cpu_model()}, load average {' '.join(load)}", flush=True)
     if args.part == "rounds":
-        rounds(args.deals, args.worlds, args.seats)
+        rounds(args.deals, args.worlds, args.seats, args.only)
     elif args.part == "latency":
         latency(args.seats, args.games)
     else:
-        match(args.budget_ms, args.jobs, args.seats, args.max_games)
+        match(args.budget_ms, args.jobs, args.seats, args.max_games, args.only)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ everything its seat has seen this round (tiles played, its own draws, and what t
 other seats' passes and draws reveal: `referee.botkit.determinize`), plays each
 candidate move in every world, finishes the round with plan-aware rollouts, and
 keeps the move whose rounds end best for it on average (`referee.botkit.search`).
-It thinks for a share of the request's own clock (`move_ms`, and the bank when
-that is short), so it never runs out of time, at any table size:
+It thinks for a share of the request's own clock (40% of `move_ms` and 1/200 of
+what is left in the bank, at most 400 ms), so it never runs out of time, at any
+table size:
 
-    python sample_bots/search_bot.py                  # 40% of move_ms + 1/200 of the bank, <= 400 ms
+    python sample_bots/search_bot.py                  # the share of the clock above
     python sample_bots/search_bot.py --budget-ms 100  # think at most 100 ms a move
     python sample_bots/search_bot.py --worlds 32      # a fixed number of worlds, no clock
 

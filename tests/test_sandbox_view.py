@@ -311,3 +311,60 @@ def test_the_scratch_folders_of_a_killed_referee_go_with_the_next_one() -> None:
     assert fresh.returncode == 0, fresh.stderr
     assert not left.exists()
     assert not Path(fresh.stdout.strip()).exists()  # removed at its own exit
+
+
+def test_a_sandboxed_python_bot_sees_the_engine_and_botkit_and_nothing_else_of_the_referee(
+    tmp_path: Path,
+) -> None:
+    """The search bot, copied to a folder of its own, imports `referee.botkit` and
+    `referee.rules` inside the sandbox and plays; a peeking bot beside it reads the
+    engine's code but nothing else of the referee's package (its leagues, commands,
+    sandbox), as root and as the bot's own user alike."""
+    import referee
+
+    package = Path(referee.__file__).resolve().parent
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(SAMPLES / "search_bot.py", run / "search_bot.py")
+    bot_folder(run / "peek", "peek.py")
+    token = new_token()
+    looked = [package / "rules", package / "botkit", package / "league", package / "commands"]
+    bots = [
+        f"search={PY} search_bot.py --budget-ms 20",
+        f"peek={PY} peek/peek.py {' '.join(map(str, looked))} {token}",
+    ]
+    err = tmp_path / "err"
+    done = subprocess.run(
+        [
+            REFEREE,
+            "play",
+            "--json",
+            *TINY,
+            "--sandbox",
+            "bwrap",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--stderr-dir",
+            str(err),
+            *bots,
+        ],
+        cwd=run,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    seats = json.loads(done.stdout)["seats"]
+    assert [(s["status"], s["faults"]) for s in seats] == [("ok", [])] * 2
+    seen = {
+        line["path"]: line["got"]
+        for line in stderr_lines(err, "*peek*.stderr")
+        if line["path"] != token
+    }
+    assert seen == {
+        str(package / "rules"): True,
+        str(package / "botkit"): True,
+        str(package / "league"): False,
+        str(package / "commands"): False,
+    }
+    assert_none_left(token)

@@ -109,10 +109,14 @@ def _program_roots(argv: Sequence[str], cwd: str | None, path_env: str | None) -
             # A venv's or pyenv's python: its whole installation, read-only.
             roots.append(candidate.parent.parent)
     if Path(real).name.startswith("python"):
-        # A Python bot may import the protocol helper from this referee's installation.
+        # A Python bot may import the protocol helper from this referee's installation,
+        # and the engine and the bots' forward model (`referee.rules`, `referee.botkit`:
+        # code only, no state of any game); nothing else of the referee's package.
         import protocol
 
+        here = Path(__file__).resolve().parents[1]
         roots += [Path(sys.prefix), Path(sys.base_prefix), Path(protocol.__file__).parent]
+        roots += [here / "__init__.py", here / "rules", here / "botkit"]
     unique: list[Path] = []
     for root in roots:
         if root not in unique and str(root) not in ("/", "/usr"):

@@ -222,16 +222,21 @@ def _non_play(legal: Sequence[MoveSpec]) -> int:
     return 0
 
 
+def non_play(legal: Sequence[Move]) -> Move:
+    """With no play among `legal`: end the turn, else draw, else pass."""
+    for kind in (MoveKind.END, MoveKind.DRAW, MoveKind.PASS):
+        for m in legal:
+            if m.kind is kind:
+                return m
+    return legal[0]
+
+
 def plan_move(state: State, moves: Sequence[Move] | None = None) -> Move:
     """The plan's choice for the seat to move in an engine state."""
     legal = moves if moves is not None else legal_moves(state)
     plays = [m for m in legal if m.kind is MoveKind.PLAY]
     if not plays:
-        for kind in (MoveKind.END, MoveKind.DRAW, MoveKind.PASS):
-            for m in legal:
-                if m.kind is kind:
-                    return m
-        return legal[0]
+        return non_play(legal)
     if len(plays) == 1:
         return plays[0]
     planner = Planner(seen_of_state(state, state.to_move))

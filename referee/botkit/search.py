@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..rules import Move, MoveKind, State, Tile, apply, legal_moves
 from .determinize import Determinizer
 from .knowledge import Knowledge
-from .plan import longest_chain, plan_move, value_of
+from .plan import longest_chain, non_play, plan_move, value_of
 
 ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
 NOISE = 3.0  # rollout noise, in pips
@@ -70,11 +70,7 @@ class Rollouts:
             return moves[0]
         plays = [m for m in moves if m.kind is MoveKind.PLAY]
         if not plays:
-            for kind in (MoveKind.END, MoveKind.DRAW, MoveKind.PASS):
-                for m in moves:
-                    if m.kind is kind:
-                        return m
-            return moves[0]
+            return non_play(moves)
         seat = state.to_move
         hand = state.hands[seat]
         plan = self.plan(hand, state.trains[seat].end)

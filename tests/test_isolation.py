@@ -335,3 +335,40 @@ def _arena_games(runner: Runner) -> int:
             return int(db.execute("SELECT COUNT(*) FROM games WHERE stage = 'arena'").fetchone()[0])
         except sqlite3.Error:
             return 0
+
+
+def test_a_sandboxed_search_bot_sees_the_engine_and_nothing_else_of_the_referee(
+    runner: Runner,
+) -> None:
+    # Issue 29: a sandboxed Python bot may import referee.rules and referee.botkit (code,
+    # no state of any game), so the search bot plays; the rest of the referee's package
+    # stays out of sight, whoever runs the referee. tests/bots/peek.py looks.
+    package = ROOT / "referee"
+    looked = [package / "rules", package / "botkit", package / "league", package / "commands"]
+    search = json.dumps(
+        [runner.python, str(ROOT / "sample_bots" / "search_bot.py"), "--budget-ms", "20"]
+    )
+    peek = json.dumps([runner.python, str(BOTS / "peek.py"), *map(str, looked)])
+    # The unprivileged run's system python cannot reach the venv's msgspec inside the
+    # sandbox (only the referee's own interpreter is shown), so there a second peek bot
+    # takes the search bot's seat: what is visible is checked both ways, the search bot
+    # playing sandboxed as root here and in tests/test_sandbox_view.py.
+    first = search if runner.mode == "root" or os.geteuid() != 0 else peek
+    league = runner.folder / "league.toml"
+    league.write_text(
+        '[league]\nname = "engine"\ntable = 2\ndeals = 1\nduplicate = false\nout = "out"\n'
+        '[rules]\nmax_pip = 6\nrounds = "single"\n'
+        f'[[bot]]\nname = "first"\ncommand = {first}\n'
+        f'[[bot]]\nname = "peek"\ncommand = {peek}\n'
+    )
+    if runner.mode == "user" and os.geteuid() == 0:
+        os.chown(league, THROWAWAY_UID, THROWAWAY_UID)
+    result = runner.run("league", str(league), "-q")
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = {str(r["path"]): r["got"] for r in reports(runner.folder / "out")}
+    assert seen == {
+        str(package / "rules"): True,
+        str(package / "botkit"): True,
+        str(package / "league"): False,
+        str(package / "commands"): False,
+    }, seen

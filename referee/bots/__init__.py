@@ -3,7 +3,8 @@
 - `process`: a bot's process, its stderr drained, its end made sure;
 - `keeper`: the small process that starts every bot and ends what it leaves behind
   (run by file path, `python keeper.py`, not imported by the referee's processes);
-- `sandbox`, `cgroups`: bubblewrap and one cgroup per bot;
+- `sandbox`, `seccomp`, `cgroups`: bubblewrap, the system calls a sandboxed bot may
+  not make (keyrings, user namespaces), and one cgroup per bot;
 - `connection`: protocol lines over a pair of trio streams (stdio or TCP);
 - `session`: the handshake, pings between games and the goodbye; a TCP bot's session;
 - `faults`: what a bot did wrong (or ignored), as values;

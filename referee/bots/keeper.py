@@ -71,12 +71,41 @@ try:
     _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)  # loaded once, before any fork
 except OSError:
     _LIBC = None
+# keyctl(2)'s number by machine (uname -m): x86_64's own table, and Linux's generic one.
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "loongarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
 def _prctl(option: int, value: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         if _LIBC is not None:
             _LIBC.prctl(option, value, 0, 0, 0)
+
+
+def new_session_keyring() -> bool:
+    """Join a new, empty, anonymous session keyring (`keyctl session`): a bot must not
+    share the referee's session keyring, which may hold its user's keys, nor the one
+    the other bots inherit. True when it was made; where the kernel has no keyrings
+    (or a container forbids them) there is nothing to share either."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if _LIBC is None or number is None:
+        return False
+    try:
+        return int(_LIBC.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)) >= 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _seccomp_fd(request: dict[str, object], command: list[str]) -> None:
+    """Give bubblewrap the bot's seccomp filter: a memory file holding it, inherited
+    across exec, its number put in the command where the request says."""
+    program = request.get("seccomp")
+    if not isinstance(program, str):
+        return
+    fd = os.memfd_create("seccomp", 0)  # no MFD_CLOEXEC: bubblewrap reads it
+    os.write(fd, bytes.fromhex(program))
+    os.lseek(fd, 0, os.SEEK_SET)
+    command[int(request["seccomp_at"])] = str(fd)  # type: ignore[call-overload]
 
 
 def _send(fd: int, text: str) -> None:
@@ -264,6 +293,7 @@ def _exec_bot(fd: int, request: dict[str, object]) -> None:
     signal.set_wakeup_fd(-1)
     command = [str(word) for word in request["argv"]]  # type: ignore[attr-defined]
     env = {str(k): str(v) for k, v in request["env"].items()}  # type: ignore[attr-defined]
+    new_session_keyring()
     # The first the kernel's OOM killer takes. The bot may lower it to 0, never below:
     # the referee, as root, runs at -500 (process._take_headroom), as a user at 0.
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
@@ -288,6 +318,7 @@ def _exec_bot(fd: int, request: dict[str, object]) -> None:
             if ceiling != resource.RLIM_INFINITY:  # only root may raise a hard limit
                 value, hard = min(value, ceiling), min(hard, ceiling)
             resource.setrlimit(which, (value, hard))
+        _seccomp_fd(request, command)
         os.execvpe(command[0], command, env)
     except (OSError, ValueError) as exc:
         _send(fd, f"error cannot start {command[0]}: {getattr(exc, 'strerror', None) or exc}")

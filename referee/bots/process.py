@@ -42,7 +42,17 @@ from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
 from .keeper import descendants, stat_fields
-from .sandbox import BOT_USERS, SCRATCH, Hidden, SandboxError, as_root, bwrap_argv, new_scratch
+from .sandbox import (
+    BOT_USERS,
+    INTERPRETERS,
+    SCRATCH,
+    Hidden,
+    SandboxError,
+    as_root,
+    bwrap_argv,
+    new_scratch,
+    seccomp_request,
+)
 
 log = logging.getLogger("referee.process")  # its name before the move: serve prints it
 
@@ -549,6 +559,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     argv = list(spec.argv)
     cgroup: Path | None = None
     uid: int | None = None
+    filtered: dict[str, object] = {}  # the sandbox's seccomp filter, for the bot keeper
     mine: list[int] = []  # the referee's ends of the bot's pipes
     ours, theirs = socket.socketpair()
     limits = spec.limits
@@ -565,12 +576,14 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
                     processes=limits.processes,
                     scratch_mb=limits.scratch_mb,
                 )
+                filtered = seccomp_request(argv)
             except SandboxError as exc:
                 raise OSError(str(exc)) from None
         cgroup = cgroups.create()
         if cgroup is not None and limits.processes is not None:
             cgroups.limit_processes(cgroup, limits.processes)
-        request = {
+        request: dict[str, object] = {
+            **filtered,
             "argv": argv,
             "env": env,
             # Absolute: the keeper's own folder is the referee's when it started.
@@ -862,19 +875,13 @@ def unstartable(spec: BotSpec) -> str | None:
     return None
 
 
-# Programs whose first argument, when it is not an option, is the bot's script.
-_INTERPRETERS = re.compile(
-    r"(python|pypy|node|nodejs|sh|bash|dash|zsh|ksh|ruby|perl|php|lua|Rscript|julia)[0-9.]*"
-)
-
-
 def missing_script(spec: BotSpec) -> str | None:
     """Why the script an interpreter is given cannot be there (`python bot.py` run in a
     folder without bot.py), in words naming it and the folder; None when it is there or
     the command is not of that form (an option first, `-m module`, a program alone, an
     absolute path)."""
     argv = spec.argv
-    if len(argv) < 2 or not _INTERPRETERS.fullmatch(Path(argv[0]).name):
+    if len(argv) < 2 or not INTERPRETERS.fullmatch(Path(argv[0]).name):
         return None
     script = argv[1]
     if script.startswith(("-", "/")) or ("/" not in script and not Path(script).suffix):

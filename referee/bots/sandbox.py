@@ -50,6 +50,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -61,10 +62,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..text import file_stem
+from . import seccomp
 
 SANDBOXES = ("none", "bwrap")  # what a bot runs in
 CHOICES = ("auto", *SANDBOXES)  # what a user may ask for; auto: bwrap where it works
 SCRATCH = "/scratch"
+SECCOMP_FD = "@SECCOMP_FD@"  # in a bwrap_argv: the bot keeper's descriptor of the filter
 BOT_UID_BASE = 1_900_000_000  # as root, sandboxed bots run as uids from here on
 BOT_UIDS = 1 << 16  # how many: far more than bots run at once on one machine
 
@@ -104,10 +107,15 @@ def _program_roots(argv: Sequence[str], cwd: str | None, path_env: str | None) -
         found = Path(which) if which else Path(program)
     roots: list[Path] = []
     real = found.resolve() if found.exists() else found
-    for candidate in (found.absolute(), real):
-        if candidate.is_absolute() and not str(candidate).startswith(("/usr/", "/bin/")):
-            # A venv's or pyenv's python: its whole installation, read-only.
-            roots.append(candidate.parent.parent)
+    for candidate in (Path(os.path.abspath(found)), real):
+        if candidate.is_absolute() and not _system(candidate):
+            if _installed_interpreter(candidate):
+                # A venv's or pyenv's python, nvm's node: its whole installation.
+                roots.append(candidate.parent.parent)
+            else:
+                # Any other program (a compiled bot, `./run.sh`): its own folder only,
+                # never the folder above it, which holds every bot beside it.
+                roots.append(candidate.parent)
     if Path(real).name.startswith("python"):
         # A Python bot may import the protocol helper from this referee's installation,
         # and the engine and the bots' forward model (`referee.rules`, `referee.botkit`:
@@ -125,6 +133,24 @@ def _program_roots(argv: Sequence[str], cwd: str | None, path_env: str | None) -
 
 
 _SYSTEM = tuple(Path("/") / name for name in ("usr", "etc", "bin", "sbin", "lib", "lib32", "lib64"))
+# Programs whose first argument, when it is not an option, is the bot's script.
+INTERPRETERS = re.compile(
+    r"(python|pypy|node|nodejs|sh|bash|dash|zsh|ksh|ruby|perl|php|lua|Rscript|julia)[0-9.]*"
+)
+# Interpreters and runtimes that live in an installation of their own (PREFIX/bin/NAME,
+# with PREFIX/lib beside): a venv, pyenv, nvm, a JDK, rbenv.
+_RUNTIMES = re.compile(r"(python|pypy|node|nodejs|java|ruby|perl|php|lua|julia|Rscript)[0-9.]*")
+
+
+def _installed_interpreter(program: Path) -> bool:
+    """Whether `program` is an interpreter in the `bin` folder of its own installation,
+    which it needs whole (its standard library beside it)."""
+    prefix = program.parent.parent
+    return (
+        _RUNTIMES.fullmatch(program.name) is not None
+        and program.parent.name == "bin"
+        and ((prefix / "pyvenv.cfg").is_file() or (prefix / "lib").is_dir())
+    )
 
 
 def _under(path: Path | str, root: Path | str) -> bool:
@@ -248,13 +274,17 @@ def _visible(
         )
     found = [root for root in _program_roots(argv, cwd, path_env) if root.exists()]
     found += [Path(extra) for extra in extra_ro]
-    # The folders of the program and of the script an interpreter runs (the first two
-    # words of its command). Later arguments are not followed: a path to the game log
-    # must not show the log's folder.
-    for word in argv[:2]:
+    # The folders of the program and, for an interpreter, of the script it runs (the
+    # second word). Other arguments are not followed: a path to the game log, or to
+    # another bot's file, must not show its folder.
+    words = argv[:2] if argv and INTERPRETERS.fullmatch(Path(argv[0]).name) else argv[:1]
+    for word in words:
         candidate = Path(word) if Path(word).is_absolute() else folder / word
         if "/" in word and candidate.is_file():
-            found.append(candidate.resolve().parent)
+            # Its folder as named (a symlinked folder on the way: the bot opens the
+            # script by that name) and as it really is (what the script's own imports
+            # resolve to): the same files, read-only, at both places.
+            found += [Path(os.path.abspath(candidate)).parent, candidate.resolve().parent]
     found.append(folder)  # `python bot.py` run from the bot's folder needs it
     unique: dict[Path, str] = {}
     for path in found:
@@ -495,8 +525,19 @@ def bwrap_argv(
     # and /dev read-only too: their tmpfs have no size limit. /dev/shm (POSIX shared
     # memory, semaphores) is a third small tmpfs.
     args += ["--proc", "/proc", "--dev", "/dev", *size, "--perms", "1777", "--tmpfs", "/dev/shm"]
-    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder, "--"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder]
+    # No keyrings, no user namespace of its own (`referee.bots.seccomp`); the bot keeper
+    # puts the filter's descriptor in place of SECCOMP_FD (`seccomp_request`).
+    args += ["--seccomp", SECCOMP_FD, "--"]
     return args + _wrapper(uid, processes) + list(argv)
+
+
+def seccomp_request(argv: Sequence[str]) -> dict[str, object]:
+    """What the bot keeper needs to hand the seccomp filter to `argv` (a `bwrap_argv`)."""
+    program = seccomp.bot_filter()
+    if program is None:
+        raise SandboxError(seccomp.problem() or "no seccomp filter")
+    return {"seccomp": program.hex(), "seccomp_at": list(argv).index(SECCOMP_FD)}
 
 
 # Every namespace bubblewrap knows but the user's, for root's bubblewrap.
@@ -546,6 +587,8 @@ def check_bwrap() -> str | None:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    if (problem := seccomp.problem()) is not None:
+        return problem
     needed = ("setpriv", "prlimit") if as_root() else ("prlimit",)
     for tool in needed:
         if shutil.which(tool) is None:
@@ -555,14 +598,23 @@ def check_bwrap() -> str | None:
         wrapper = _wrapper(BOT_UID_BASE + BOT_UIDS - 1, 64)
     else:
         unshare, wrapper = ["--unshare-all", "--die-with-parent"], _wrapper(None, 64)
+    program = seccomp.bot_filter()
+    assert program is not None  # seccomp.problem() said so
+    fd = os.memfd_create("seccomp", 0)
     try:
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
+        filtered = ["--seccomp", str(fd), "--", *wrapper, "/bin/true"]
         done = subprocess.run(
-            [bwrap, *unshare, *_system_binds(), "--proc", "/proc", "--", *wrapper, "/bin/true"],
+            [bwrap, *unshare, *_system_binds(), "--proc", "/proc", *filtered],
             capture_output=True,
             timeout=10,
+            pass_fds=(fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap could not run: {exc}"
+    finally:
+        os.close(fd)
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip()
         if as_root():

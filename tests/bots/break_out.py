@@ -7,9 +7,11 @@ It reports its host-visible identity (uid, effective capabilities, no_new_privs,
 its OOM score adjustment and whether it could lower it),
 whether it could read /etc/shadow, open /proc/sys/kernel/core_pattern for writing,
 remount /usr and its own folder read-write (with mount(8) and with the mount system
-call itself), and create a file in its own folder, /usr, /etc and each PLACE (the
-referee's virtual environment and its code, say), a place that lies in one of its
-own tmpfs (/tmp, /scratch, /dev/shm) not counting. Every file it made is removed
+call itself), make a user namespace of its own (where it would have every
+capability), keep a key in its session keyring, and create a file in its own
+folder, /usr, /etc and each PLACE (the referee's virtual environment and its code,
+say), a place that lies in one of its own tmpfs (/tmp, /scratch, /dev/shm) not
+counting. Every file it made is removed
 again. Meant for a sandbox: without one, /tmp is the host's.
 """
 
@@ -25,6 +27,8 @@ from _common import serve
 
 MS_REMOUNT = 32
 MS_BIND = 4096
+CLONE_NEWUSER = 0x10000000
+SIGCHLD = 17
 
 
 def status(key: str) -> str:
@@ -103,6 +107,37 @@ def remounted(folder: str) -> bool:
     return done.returncode == 0 or called or can_write(folder)
 
 
+def new_user_namespace() -> bool:
+    """Whether a user namespace of its own could be made, where it would hold every
+    capability: unshare(2) in a child, clone(2) with CLONE_NEWUSER, and unshare(1)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if libc.unshare(CLONE_NEWUSER) == 0 else 1)
+    unshared = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    cloned = False
+    if os.uname().machine == "x86_64":  # clone(flags, stack 0: a fork) by its number
+        libc.syscall.restype = ctypes.c_long
+        child = libc.syscall(56, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0)
+        if child == 0:
+            os._exit(0)
+        if child > 0:
+            os.waitpid(child, 0)
+            cloned = True
+    done = subprocess.run(["unshare", "--user", "true"], capture_output=True, check=False)
+    return unshared or cloned or done.returncode == 0
+
+
+def kept_a_key() -> bool:
+    """Whether a key could be stored in the session keyring (add_key(2))."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = {"x86_64": 248, "aarch64": 217, "riscv64": 217}.get(os.uname().machine)
+    if number is None:
+        return False
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall(number, b"user", b"break-out", b"x", 1, ctypes.c_int(-3)) >= 0
+
+
 OWN = own_devices()
 here = os.path.dirname(os.path.abspath(__file__))
 report = {
@@ -121,6 +156,8 @@ report = {
     "write own folder": can_write(here),
     "write /usr": can_write("/usr"),
     "write /etc": can_write("/etc"),
+    "new user namespace": new_user_namespace(),
+    "keep a key": kept_a_key(),
 }
 for place in sys.argv[1:]:
     report[f"write {place}"] = can_write(place)

@@ -30,6 +30,11 @@ and forked again to leave the process group. Two walls hold it in:
   it. Ending kills every descendant found in /proc and reaps them until it has no
   child left. Without a cgroup, this is the wall.
 
+Before exec the bot joins a new, empty session keyring of its own (never the
+referee's, which may hold its user's keys and would be shared by every bot), and a
+sandboxed bot's request carries its seccomp filter, which the bot keeper hands to
+bubblewrap as a memory file's descriptor.
+
 A bot that kills its own bot keeper dies with it (`PR_SET_PDEATHSIG`); what it
 started is adopted by the keeper, itself a child subreaper, which kills every child
 it did not fork itself. So one bot's keeper is its own: a bot that kills it hurts

@@ -2,12 +2,15 @@
 
 With `sandbox = "bwrap"` a bot runs in new PID, network, IPC, UTS, user and
 cgroup namespaces (`--unshare-all`): no network at all, no way to see or signal
-another bot, no shared memory with it. It sees the system (`/usr`, `/etc`)
-read-only, its own folder read-only (its working folder, that of its program,
-and of the script an interpreter runs), the interpreter it was started with
-read-only, a private writable scratch folder (`$SCRATCH`, emptied by the
-referee between games), an empty `/tmp` and `/dev/shm`, each a size-limited tmpfs
-of its own that ends with it; the referee's folders, logs and the other bots'
+another bot, no shared memory with it, and under a seccomp filter
+(`referee.bots.seccomp`: no kernel keyring, no user namespace of its own). It
+sees the system (`/usr`, `/etc`) read-only, its own folder read-only (its working
+folder, that of its program, never the folder above it, and of the script an
+interpreter runs, also at the path its command names when a symlinked folder lies
+on the way), the interpreter it was started with and its installation read-only,
+a private writable scratch folder (`$SCRATCH`, emptied by the referee between
+games), an empty `/tmp` and `/dev/shm`, each a size-limited tmpfs of its own that
+ends with it; the referee's folders, logs and the other bots'
 folders are not there at all. The sandbox dies with its bot keeper
 (`--die-with-parent`), and when the bot's main process ends the PID namespace
 ends, so no grandchild outlives it.

@@ -86,6 +86,9 @@ class Connection:
         self.requests = 0  # turn requests sent on this connection, across games
         self.mangle: Callable[[bytes], bytes] | None = None
         self.transcript: list[bytes] | None = None
+        # Set by a bot process: the limit that ended the bot, in words, when one shows
+        # at once (a write that fails finds the bot gone before its output is read).
+        self.limit_hit: Callable[[], str | None] | None = None
 
     def allow_lines_of(self, max_line: int) -> None:
         """Accept lines up to `max_line` bytes from now on (a login line is short)."""

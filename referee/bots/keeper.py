@@ -39,6 +39,19 @@ A bot that kills its own bot keeper dies with it (`PR_SET_PDEATHSIG`); what it
 started is adopted by the keeper, itself a child subreaper, which kills every child
 it did not fork itself. So one bot's keeper is its own: a bot that kills it hurts
 no other bot.
+
+The request may also name cgroup v1 folders (a memory and a freezer cgroup, where
+the cgroup v2 one cannot do that work, see `referee.bots.cgroups`): the bot joins
+them too, and ending kills what is in them (a frozen v1 cgroup is thawed after
+the SIGKILL, which it holds back until then) and removes them.
+
+Memory is held for the bot's whole tree, not per process. With a memory cgroup the
+kernel holds it, and the bot keeper reads the cgroup's count of OOM kills every
+MEMORY_S; without one, the bot keeper itself sums the resident memory of every
+process below it that often (and, over the limit, their proportional share, PSS,
+so pages a fork shares count once), and ends them all when the sum is over the
+limit at two checks in a row. Either way it says `memory BYTES` on the control
+socket before the bot's `exit`, and ends every process of the bot at once.
 """
 
 from __future__ import annotations
@@ -63,6 +76,9 @@ END_S = 5.0  # at most this long to kill and reap everything, then a bot keeper 
 REQUEST_BYTES = 1 << 18  # the largest request read (the referee sends at most half)
 FDS = 4  # stdin, stdout, stderr, control
 OOM_SCORE_ADJ = 1000  # a bot's: out of memory, the kernel kills bots first
+MEMORY_S = 0.05  # a bot keeper checks its bot's memory this often
+CONFIRM_S = 0.01  # and again this soon after a sum over the limit, before it ends the bot
+WATCH_TASKS = 16  # a bot of more processes and threads is checked less often
 LIMITS = {
     "as": resource.RLIMIT_AS,
     "cpu": resource.RLIMIT_CPU,
@@ -118,18 +134,64 @@ def _send(fd: int, text: str) -> None:
         os.write(fd, text.encode("utf-8", "replace") + b"\n")
 
 
+def _write(path: str, text: str) -> bool:
+    """Write `text` to the (cgroup) file `path`; False when it cannot be."""
+    try:
+        with open(path, "w") as handle:
+            handle.write(text)
+    except OSError:
+        return False
+    return True
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def cgroup_pids(path: str) -> list[int]:
+    """The processes in the cgroup `path` itself (its cgroup.procs)."""
+    return [int(word) for word in _read(os.path.join(path, "cgroup.procs")).split()]
+
+
 def kill_cgroup(path: str) -> None:
-    """SIGKILL every process of the cgroup `path` and of the cgroups below it."""
-    with contextlib.suppress(OSError), open(os.path.join(path, "cgroup.kill"), "w") as handle:
-        handle.write("1")
+    """SIGKILL every process of the cgroup `path` and of the cgroups below it: at once
+    with cgroup v2's `cgroup.kill`; in a cgroup v1, each process listed, then a thaw
+    (a process frozen by the v1 freezer dies only once thawed)."""
+    if _write(os.path.join(path, "cgroup.kill"), "1"):
+        return
+    for folder, _, _ in os.walk(path):
+        for pid in cgroup_pids(folder):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    thaw_cgroup(path)
+
+
+def thaw_cgroup(path: str) -> None:
+    """Let the processes of the freezer cgroup `path` (v2 or v1) run again."""
+    if not _write(os.path.join(path, "cgroup.freeze"), "0"):
+        _write(os.path.join(path, "freezer.state"), "THAWED")
 
 
 def _populated(path: str) -> bool:
-    try:
-        with open(os.path.join(path, "cgroup.events")) as handle:
-            return "populated 1" in handle.read()
-    except OSError:
-        return False
+    events = _read(os.path.join(path, "cgroup.events"))
+    if events:
+        return "populated 1" in events
+    return any(cgroup_pids(folder) for folder, _, _ in os.walk(path))  # a cgroup v1
+
+
+def oom_kills(path: str) -> int | None:
+    """How many processes the kernel's OOM killer ended in a memory cgroup, from the
+    file `path` (v2 `memory.events`, v1 `memory.oom_control`); None where it does not
+    count them (a v1 kernel before 4.13) or cannot be read."""
+    for line in _read(path).splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill" and value.strip().isdigit():
+            return int(value)
+    return None
 
 
 def end_cgroup(path: str, timeout_s: float = END_S) -> bool:
@@ -139,6 +201,8 @@ def end_cgroup(path: str, timeout_s: float = END_S) -> bool:
     deadline = time.monotonic() + timeout_s
     while _populated(path) and time.monotonic() < deadline:
         time.sleep(0.002)  # cgroup.kill lands in a millisecond or two
+        if not os.path.exists(os.path.join(path, "cgroup.kill")):
+            kill_cgroup(path)  # a v1 cgroup: what was forked meanwhile
     for folder, subfolders, _ in os.walk(path, topdown=False):
         for name in subfolders:
             with contextlib.suppress(OSError):
@@ -155,10 +219,19 @@ def stat_fields(pid: int | str) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, session,
     ...), or None once the process is gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()
+        return _read_bytes(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
+
+
+def _read_bytes(path: str) -> bytes:
+    """A small file's bytes (up to 4 KiB), without Python's file objects: a bot keeper
+    reads a few for each of its bot's processes several times a second."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
 
 
 def _children() -> dict[int, list[int]]:
@@ -183,6 +256,98 @@ def descendants(root: int, children: dict[int, list[int]] | None = None) -> list
             found.append(pid)
             todo.append(pid)
     return found
+
+
+def tree(root: int) -> dict[int, list[bytes]]:
+    """Each live process below `root` with its `stat_fields`, read from the children
+    lists of `root` and of the processes found (/proc/PID/task/TID/children): only
+    the tree is read, not all of /proc (where there are no such lists, it is)."""
+    if not _CHILD_LISTS:
+        return {pid: fields for pid in descendants(root) if (fields := stat_fields(pid))}
+    found: dict[int, list[bytes]] = {}
+    todo = [(root, 0)]
+    while todo:
+        pid, threads = todo.pop()
+        try:
+            tids = [str(pid)] if threads == 1 else os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone
+        for tid in tids:
+            try:
+                kids = _read_bytes(f"/proc/{pid}/task/{tid}/children").split()
+            except OSError:
+                continue
+            for kid in map(int, kids):
+                fields = stat_fields(kid)
+                if fields is None or fields[0] == b"Z" or kid in found:
+                    continue
+                found[kid] = fields
+                todo.append((kid, int(fields[17]) if len(fields) > 21 else 0))
+    return found
+
+
+_CHILD_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class _Memory:
+    """The bot keeper's watch on its bot's memory: the OOM kills of its memory cgroup,
+    or (without one) what every process below the bot keeper holds, all together."""
+
+    def __init__(self, limit: int, events: str | None) -> None:
+        self.limit = limit  # bytes
+        self.events = events  # the memory cgroup's file that counts OOM kills
+        self.interval = MEMORY_S
+        self.due = 0.0  # time.monotonic() of the next check
+        self.over = False  # the last sum was over the limit
+
+    def wait_s(self) -> float:
+        """How long until the next check."""
+        return max(0.0, self.due - time.monotonic())
+
+    def check(self, root: int) -> int | None:
+        """The bytes the bot held, when it is over its limit (in its cgroup: the kernel
+        killed one of its processes at the limit); else None."""
+        start = time.monotonic()
+        if start < self.due:
+            return None
+        if self.events is not None:
+            self.due = start + self.interval
+            return self.limit if oom_kills(self.events) else None
+        processes = tree(root)
+        held = _resident(processes)
+        if held > self.limit:
+            held = _proportional(processes)
+        # A check costs some 30 us a process or thread: a bot of more than WATCH_TASKS
+        # is summed less often, so that its checks take at most about 1% of a CPU.
+        tasks = sum(int(fields[17]) for fields in processes.values() if len(fields) > 17)
+        self.interval = min(REAP_S, MEMORY_S * max(1.0, tasks / WATCH_TASKS))
+        was_over, self.over = self.over, held > self.limit
+        self.due = start + (CONFIRM_S if self.over and not was_over else self.interval)
+        return held if self.over and was_over else None
+
+
+def _resident(processes: dict[int, list[bytes]]) -> int:
+    """Bytes of memory the processes have resident (a page several share, as after a
+    fork, counts in each)."""
+    return sum(int(fields[21]) * _PAGE for fields in processes.values() if len(fields) > 21)
+
+
+def _proportional(processes: dict[int, list[bytes]]) -> int:
+    """Bytes the processes hold, a page shared by n processes counted 1/n in each, and
+    what they have in swap the same way (Pss and SwapPss of /proc/PID/smaps_rollup); a
+    process whose smaps_rollup cannot be read counts its resident memory."""
+    total = 0
+    for pid, fields in processes.items():
+        kib = [
+            int(value.split()[0])
+            for key, _, value in (
+                line.partition(":") for line in _read(f"/proc/{pid}/smaps_rollup").splitlines()
+            )
+            if key in ("Pss", "SwapPss")
+        ]
+        total += sum(kib) * 1024 if kib else _resident({pid: fields})
+    return total
 
 
 def _reap_all() -> tuple[list[tuple[int, int]], bool]:
@@ -268,12 +433,17 @@ class _Bot:
         return left
 
 
-def end_everything(bot: _Bot, cgroup: str | None) -> bool:
-    """Kill the bot and every process below the bot keeper, reap them all, remove the
-    cgroup; False when something was still there at the deadline."""
-    if cgroup is not None:
-        kill_cgroup(cgroup)
-    deadline = time.monotonic() + END_S
+def bot_cgroups(request: dict[str, object]) -> list[str]:
+    """The bot's cgroups the request names: its cgroup v2 first, then its v1 ones."""
+    found = [request.get("cgroup"), *request.get("cgroups_v1", [])]  # type: ignore[misc]
+    return [str(path) for path in found if path is not None]
+
+
+def kill_everything(bot: _Bot, cgroups: list[str], deadline: float) -> bool:
+    """Kill the bot and every process below the bot keeper and reap them all; False
+    when something was still there at `deadline` (time.monotonic())."""
+    for path in cgroups:
+        kill_cgroup(path)
     me = os.getpid()
     # Each pass kills what it sees; a child forked meanwhile by a process killed in
     # this pass is adopted by the bot keeper and killed in the next one.
@@ -281,9 +451,19 @@ def end_everything(bot: _Bot, cgroup: str | None) -> bool:
         for pid in descendants(me):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        for path in cgroups:
+            thaw_cgroup(path)  # a process frozen in a v1 cgroup dies only once thawed
         time.sleep(0.002)
-    if cgroup is not None:
-        left = not end_cgroup(cgroup, max(0.1, deadline - time.monotonic())) or left
+    return not left
+
+
+def end_everything(bot: _Bot, cgroups: list[str]) -> bool:
+    """Kill the bot and every process below the bot keeper, reap them all, remove the
+    cgroups; False when something was still there at the deadline."""
+    deadline = time.monotonic() + END_S
+    left = not kill_everything(bot, cgroups, deadline)
+    for path in cgroups:
+        left = not end_cgroup(path, max(0.1, deadline - time.monotonic())) or left
     return not left
 
 
@@ -303,11 +483,10 @@ def _exec_bot(fd: int, request: dict[str, object]) -> None:
     # the referee, as root, runs at -500 (process._take_headroom), as a user at 0.
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
         handle.write(str(OOM_SCORE_ADJ))
-    cgroup = request.get("cgroup")
-    if cgroup is not None:
+    for cgroup in bot_cgroups(request):
         # Before exec, so that the bot's first instruction already runs inside. Should
         # the write fail, the bot keeper's sweep still ends everything.
-        procs = os.path.join(str(cgroup), "cgroup.procs")
+        procs = os.path.join(cgroup, "cgroup.procs")
         with contextlib.suppress(OSError), open(procs, "w") as handle:
             handle.write("0")
     try:
@@ -334,7 +513,11 @@ def keep(fd: int, request: dict[str, object]) -> int:
     """Be one bot's keeper: start it, report its exit on `fd`, and end everything below
     when `fd` reaches end of file. Stdin, stdout and stderr are the bot's pipes."""
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    cgroup = request.get("cgroup")
+    cgroups = bot_cgroups(request)
+    memory = request.get("memory")
+    watch = None
+    if isinstance(memory, dict):
+        watch = _Memory(int(memory["bytes"]), memory.get("events"))
     pid = os.fork()
     if pid == 0:
         _exec_bot(fd, request)
@@ -353,10 +536,17 @@ def keep(fd: int, request: dict[str, object]) -> int:
         poller.register(os.pidfd_open(pid), select.POLLIN)
     bot.reap()
     while True:
-        ready = [ready_fd for ready_fd, _ in poller.poll(REAP_S * 1000)]
+        wait_s = REAP_S if watch is None else min(REAP_S, watch.wait_s())
+        ready = [ready_fd for ready_fd, _ in poller.poll(wait_s * 1000)]
         for ready_fd in ready:
             if ready_fd != fd:
                 poller.unregister(ready_fd)  # the bot has ended: its pidfd stays readable
+        if watch is not None and (held := watch.check(os.getpid())) is not None:
+            # Over its memory limit, all its processes together: the whole bot ends
+            # (said first, so the referee reads it before the bot's exit).
+            _send(fd, f"memory {held}")
+            kill_everything(bot, cgroups, time.monotonic() + END_S)
+            watch = None
         bot.reap()
         if fd in ready:
             try:
@@ -365,7 +555,7 @@ def keep(fd: int, request: dict[str, object]) -> int:
                 data = b""
             if not data:
                 # The referee is done or gone: nothing the bot started may outlive it.
-                return 0 if end_everything(bot, None if cgroup is None else str(cgroup)) else 1
+                return 0 if end_everything(bot, cgroups) else 1
 
 
 def _become_keeper(

@@ -41,7 +41,7 @@ from ..text import NAME_RULE, last_line, name_problem, quoted
 from . import cgroups
 from .connection import Connection
 from .faults import FaultKind
-from .keeper import descendants, stat_fields
+from .keeper import descendants, stat_fields, tree
 from .sandbox import (
     BOT_USERS,
     INTERPRETERS,
@@ -59,6 +59,8 @@ log = logging.getLogger("referee.process")  # its name before the move: serve pr
 STDERR_CAP = 1 << 20  # bytes of a bot's stderr kept on disk per bot
 CLEAN_EXIT_S = 2.0
 TERM_GRACE_S = 1.0
+FREEZE_S = 2.0  # for a bot's processes to be frozen (or stopped), else it is ended
+STOP_PASSES = 50  # passes of SIGSTOP that find new processes, before one gives up
 KEEPER_END_S = 6.0  # a bot keeper's own limit for killing and reaping everything, and some
 KEEPER_START_S = 30.0  # for the keeper to fork a bot keeper, on a machine under load
 KEEPER_SCRIPT = str(Path(__file__).with_name("keeper.py"))
@@ -76,7 +78,10 @@ DEFAULT_SCRATCH_MB = 128  # each of three tmpfs in the sandbox: RAM, when filled
 class Limits:
     """Resource limits for one bot process, on by default; None means no limit.
 
-    `memory_mb` is its address space (RLIMIT_AS), `files` its open descriptors
+    `memory_mb` is the memory of the bot's whole tree of processes (a memory cgroup
+    where one can be made, else the sum the bot keeper checks every
+    `keeper.MEMORY_S`, see `referee.bots.cgroups` and docs/sandbox.md) and also each
+    process's address space (RLIMIT_AS), `files` its open descriptors
     (RLIMIT_NOFILE), `processes` its processes and threads (a cgroup's `pids.max`
     where that controller is delegated; RLIMIT_NPROC counted for its own user in the
     sandbox, or above what the referee's user runs already without it; root is not
@@ -231,7 +236,7 @@ class BotProcess:
         stderr_path: Path | None,
         control: trio.socket.SocketType,
         scratch: Path | None,
-        cgroup: Path | None = None,
+        groups: cgroups.BotCgroups | None = None,
         reports: bytes = b"",
         uid: int | None = None,
     ) -> None:
@@ -246,7 +251,9 @@ class BotProcess:
         # emptied between games (a sandboxed bot's is a tmpfs inside its sandbox).
         self.scratch = scratch
         self.uid = uid  # the sandboxed bot's own host user, when the referee is root
-        self.cgroup = cgroup  # the bot's cgroup, if the machine allows them
+        self.groups = groups or cgroups.BotCgroups()  # its cgroups, if the machine allows
+        self.cgroup = self.groups.unified  # its cgroup v2
+        self.memory_held: int | None = None  # bytes held when its keeper ended it for memory
         self._control_buffer = b""
         self._stopping = False
         self._reading = False  # a task reads the control socket (`_read_reports`)
@@ -258,42 +265,79 @@ class BotProcess:
         self.stderr_lost: str | None = None  # why its stderr file stopped being written
         self._take_reports(reports)
         self.connection = Connection(stdin, stdout, name=spec.name)
+        self.connection.limit_hit = self.memory_now
 
     @property
     def pid(self) -> int:
         """The pid of the bot's keeper, which leads the bot's process group."""
         return self._pid
 
-    def freeze(self) -> bool:
-        """Stop every process of the bot (SIGSTOP, its bot keeper excepted) while it waits
-        for its next game: an idle process that played one seat rotation of a deal must
-        not compute, and so cannot signal what it saw (by CPU timing, say) to a process
-        of the same bot playing another rotation. True once all are stopped."""
-        return self._signal_all(signal.SIGSTOP)
+    async def freeze(self) -> bool:
+        """Stop every process of the bot (its bot keeper excepted) while it waits for its
+        next game: an idle process that played one seat rotation of a deal must not
+        compute, and so cannot signal what it saw (by CPU timing, say) to a process of
+        the same bot playing another rotation. True once all are stopped; False when
+        that could not be made sure of (the caller ends the bot then).
+
+        With a freezer cgroup (`cgroup.freeze`, or a v1 `freezer.state`) the kernel
+        freezes the whole cgroup, a process forked meanwhile included, and this waits
+        until it says all are frozen, at most FREEZE_S. Without one, each process gets
+        SIGSTOP, pass after pass until none is left running (a fork in flight is caught
+        by the next pass); a bot whose processes fork and exit faster than the passes
+        find them is not frozen."""
+        if self.keeper_gone.is_set():
+            return False
+        freezer = self.groups.freezer
+        if freezer is None:
+            return await self._stop_all()
+        cgroups.freeze(freezer)
+        pause = 0.0005
+        with trio.move_on_after(FREEZE_S):
+            while not cgroups.frozen(freezer):
+                await trio.sleep(pause)
+                pause = min(2 * pause, 0.02)
+            return True
+        return False
 
     def thaw(self) -> None:
         """Let the processes `freeze` stopped go on (before a game, or its end)."""
-        self._signal_all(signal.SIGCONT)
+        if self.groups.freezer is not None:
+            cgroups.thaw(self.groups.freezer)
+        else:
+            self._signal_all(signal.SIGCONT)
 
-    def _signal_all(self, sig: int) -> bool:
-        """`sig` to every live process below the bot keeper, again until none is left
-        running that did not get it (a fork in flight is caught by the next pass)."""
-        if self.keeper_gone.is_set():
-            return False
+    async def _stop_all(self) -> bool:
+        """SIGSTOP to every live process below the bot keeper, pass after pass, until a
+        pass finds every one stopped and none new (a fork in flight is caught by the
+        next pass; a stop lands once the process is next scheduled). False when passes
+        still find new processes after STOP_PASSES of them (pids that hop faster than
+        they are found), or not all are stopped within FREEZE_S."""
         done: set[int] = set()
-        for _ in range(50):
-            pids = [pid for pid in descendants(self._pid) if pid not in done]
-            if sig == signal.SIGSTOP:
-                pids += [pid for pid in done if _state(pid) not in ("T", "t", "Z", "X", "")]
-            if not pids:
-                return True
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, sig)
-                done.add(pid)
-            if sig == signal.SIGCONT:
-                return True
+        passes = 0
+        with trio.move_on_after(FREEZE_S):
+            while not self.keeper_gone.is_set():
+                found = [pid for pid in tree(self._pid) if pid not in done]
+                waiting = [pid for pid in done if _state(pid) not in ("T", "t", "Z", "X", "")]
+                if not found and not waiting:
+                    return True
+                passes += 1 if found else 0
+                if passes > STOP_PASSES:
+                    return False
+                for pid in found + waiting:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGSTOP)
+                done.update(found)
+                if not found:
+                    await trio.sleep(0.001)  # for the stops to land
         return False
+
+    def _signal_all(self, sig: int) -> None:
+        """`sig` to every live process below the bot keeper."""
+        if self.keeper_gone.is_set():
+            return
+        for pid in tree(self._pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
 
     def scratch_folder(self) -> Path | None:
         """Where the referee reaches the bot's scratch folder: its own folder without
@@ -403,6 +447,8 @@ class BotProcess:
             if word == "exit":
                 self.returncode = int(rest)
                 self.exited.set()
+            elif word == "memory" and rest.isdigit():
+                self.memory_held = int(rest)
             elif word == "error":
                 self.start_error = rest
 
@@ -437,6 +483,8 @@ class BotProcess:
         note = await self.exit_note()
         code = self.returncode
         limits = self.spec.limits
+        if (memory := self.memory_hit()) is not None:
+            return FaultKind.RESOURCE_LIMIT, f"{note}: {memory}"
         if (
             code is not None
             and limits.cpu_s is not None
@@ -460,10 +508,31 @@ class BotProcess:
             return FaultKind.RESOURCE_LIMIT, f"{note}: {limit}"
         return FaultKind.CRASH, note
 
-    def limit_hit(self) -> str | None:
-        """Which of its limits the bot ran into, in words, judged by its cgroup's
-        counters and by what it said last; None when none shows."""
+    def memory_hit(self) -> str | None:
+        """Its memory limit, in words, when its processes together went over it: its bot
+        keeper ended it for that, or the kernel killed one of them in its memory cgroup."""
         limits = self.spec.limits
+        if limits.memory_mb is None:
+            return None
+        if self.memory_held is not None or cgroups.memory_limited(self.groups):
+            return f"out of memory at the {limits.memory_mb} MB limit (all its processes together)"
+        return None
+
+    def memory_now(self) -> str | None:
+        """`memory_hit` with the reports its bot keeper sent so far, read now (the bot
+        keeper says `memory` before it ends the bot, so a write that found the bot gone
+        finds the report there)."""
+        with contextlib.suppress(OSError):
+            while data := os.read(self.control.fileno(), 4096):  # nonblocking: trio's
+                self._take_reports(data)
+        return self.memory_hit()
+
+    def limit_hit(self) -> str | None:
+        """Which of its limits the bot ran into, in words, judged by its bot keeper's
+        report, its cgroups' counters and what it said last; None when none shows."""
+        limits = self.spec.limits
+        if (memory := self.memory_hit()) is not None:
+            return memory
         if limits.processes is not None and (
             (self.cgroup is not None and cgroups.processes_limited(self.cgroup))
             or self._said(_PROCESS_SIGNS)
@@ -529,8 +598,9 @@ class BotProcess:
         # killed, by its bot say, went to the keeper of all, which kills them.)
         self.kill_group(signal.SIGKILL)
         await self._keeper_end(TERM_GRACE_S)
-        if self.cgroup is not None and self.cgroup.exists():
-            await trio.to_thread.run_sync(cgroups.remove, self.cgroup)
+        for path in self.groups.paths:
+            if path.exists():
+                await trio.to_thread.run_sync(cgroups.remove, path)
 
     async def _keeper_end(self, timeout_s: float) -> None:
         """Wait at most `timeout_s` for the keeper's end of the control socket to close,
@@ -557,7 +627,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     scratch = None if sandboxed else new_scratch(spec.name)
     env = bot_environment(spec, SCRATCH if scratch is None else str(scratch))
     argv = list(spec.argv)
-    cgroup: Path | None = None
+    groups = cgroups.BotCgroups()
     uid: int | None = None
     filtered: dict[str, object] = {}  # the sandbox's seccomp filter, for the bot keeper
     mine: list[int] = []  # the referee's ends of the bot's pipes
@@ -579,9 +649,8 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
                 filtered = seccomp_request(argv)
             except SandboxError as exc:
                 raise OSError(str(exc)) from None
-        cgroup = cgroups.create()
-        if cgroup is not None and limits.processes is not None:
-            cgroups.limit_processes(cgroup, limits.processes)
+        groups = cgroups.create_for(limits.memory_mb, limits.processes)
+        events = groups.memory_events()
         request: dict[str, object] = {
             **filtered,
             "argv": argv,
@@ -589,7 +658,14 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
             # Absolute: the keeper's own folder is the referee's when it started.
             "cwd": os.path.join(os.getcwd(), spec.cwd or ""),
             "limits": limits.for_keeper(sandboxed),
-            "cgroup": None if cgroup is None else str(cgroup),
+            "cgroup": None if groups.unified is None else str(groups.unified),
+            "cgroups_v1": [str(path) for path in groups.v1],
+            # The bot's memory, all its processes together: the kernel holds it in its
+            # memory cgroup, whose OOM kills the bot keeper watches; without one, the
+            # bot keeper sums it (see keeper._Memory).
+            "memory": None
+            if limits.memory_mb is None
+            else {"bytes": limits.memory_mb << 20, "events": events and str(events)},
         }
         stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
         stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
@@ -611,8 +687,8 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
             os.close(fd)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-        if cgroup is not None:
-            cgroups.remove(cgroup)
+        for path in groups.paths:
+            cgroups.remove(path)
         if uid is not None:
             BOT_USERS.give_back(uid)
         raise
@@ -622,7 +698,7 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
         trio.lowlevel.FdStream(stderr_r),
     )
     BOT_KEEPERS.add(pid)
-    return BotProcess(spec, pid, pipes, stderr_path, control, scratch, cgroup, reports, uid)
+    return BotProcess(spec, pid, pipes, stderr_path, control, scratch, groups, reports, uid)
 
 
 async def _keeper_pid(control: trio.socket.SocketType) -> tuple[int, bytes]:

@@ -428,6 +428,22 @@ def _plan(
         places.append(
             Hidden(str(_scratch_root), "the bots' scratch folders", "give the bot its own folder")
         )
+    # A place inside another is hidden by the other's cover already, and a cover of its
+    # own would need a mount point inside that read-only cover, which bubblewrap cannot
+    # make (the stderr folder inside the log folder, the league file inside its output
+    # folder): only the outermost places are covered.
+    reals = [os.path.realpath(place.path) for place in places]
+    places = [
+        place
+        for i, place in enumerate(places)
+        if not any(
+            j != i
+            and os.path.exists(other)
+            and _under(reals[i], other)
+            and (reals[i] != other or j < i)
+            for j, other in enumerate(reals)
+        )
+    ]
     cover: list[str] = []
     covered: list[str] = []
     for place in places:

@@ -13,8 +13,10 @@ from .common import fail
 def commit_cmd(config_file: str, out: str | None) -> None:
     """Commit to a league before it plays: referee commit LEAGUE.toml [--out DIR].
 
-    Makes the league's secret deal key, writes OUT/commitment.json (its terms and the
-    key's SHA-256) and prints its digest, to publish before the games. A league whose
+    Makes the league's secret deal key, writes OUT/commitment.json (its terms, the
+    SHA-256 of each bot's files and of the key) and prints its digest, to publish
+    before the games. A bot whose files change after it fails `referee verify`, unless
+    the league file says allow_updates = true in [league] before the commitment. A league whose
     [league] mix has "beacon" must be committed this way first: its beacon is a public
     value announced after the commitment, given to `league`/`serve` with --beacon."""
     import os

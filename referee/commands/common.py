@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 
 STOPPED = 3  # the exit status of a league stopped because its own disk is full
+STDOUT_LOST = 4  # the exit status of a command whose standard output could not be written
 
 
 def fail(message: str, status: int = 2) -> NoReturn:

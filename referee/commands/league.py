@@ -16,6 +16,7 @@ from .league_options import (
     live_site,
     load_league,
     match_judge,
+    nothing_played_line,
     open_cluster,
     quiet_option,
     report_every_option,
@@ -73,7 +74,8 @@ def league_cmd(
 
     A league of format "match" prints its test as `referee match` does and exits 0
     only when H1 was accepted (1 otherwise, 2 for bad input). A league that cannot
-    write its own files (a full disk) stops cleanly and exits 3."""
+    write its own files (a full disk) stops cleanly and exits 3; one whose standard
+    output cannot be written plays on, and exits 4."""
 
     from ..league.cluster import ClusterError
     from ..league.config import default_jobs
@@ -134,4 +136,6 @@ def league_cmd(
             f"{len(stats.workers)} workers{lost}"
         )
     say_written(console, config, site)
+    if (line := nothing_played_line(config, standings)) is not None:
+        fail(line)  # --keep-going recorded games nobody played: never a success
     sys.exit(status)

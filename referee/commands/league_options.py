@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
     from ..league.judge import Judge
+    from ..league.standings import Standings
     from ..site.live import LiveSite
     from .match_lines import Lines
 
@@ -92,7 +93,8 @@ keep_going_option = click.option(
     is_flag=True,
     help="Play on even when a bot fails to start in each of its first games "
     "(league.start_failures) or no bot can start: every game is recorded. The failed "
-    "starts are still named as they happen, and listed in the standings.",
+    "starts are still named as they happen, and listed in the standings; if no bot "
+    "ever started, the run still ends with exit 2.",
 )
 
 beacon_option = click.option(
@@ -190,7 +192,8 @@ def load_league(
             shown(
                 f"referee: warning: bubblewrap does not work here ({config.sandbox_note}): "
                 f"{', '.join(bare)} run WITHOUT a sandbox and can read the logs of their "
-                "games; the standings will say so"
+                "games, and league.db, which holds the deal key (every hand of every game); "
+                "the standings will say so"
             ),
             err=True,
         )
@@ -261,6 +264,23 @@ def say_written(console: Console, config: LeagueConfig, site: LiveSite | None) -
     if site is not None and site.report is not None:
         folder = shown(site.report.folder.resolve())
         console.print(f"results site written to {folder}/index.html", markup=False)
+
+
+def nothing_played_line(config: LeagueConfig, standings: Standings) -> str | None:
+    """The one line of a league (or match, or served league) none of whose bots started
+    in any recorded game: every seat of every game failed to start, so nothing was
+    played, and the standings rank the deals' luck. --keep-going records such games
+    rather than stop; the command still fails with this line. None when some bot
+    started, or no game is recorded."""
+    failed = standings.failed_starts
+    if not failed or len(failed) < standings.games * config.table:
+        return None
+    first = failed[0]
+    games = f"{standings.games} recorded game{'s' * (standings.games != 1)}"
+    return (
+        f"no bot could start in any of the {games}, so nothing was played: "
+        f"{first.bot} in {first.game_id}: {first.detail}"
+    )
 
 
 def cannot_play_line(reason: str, resume: str) -> str:

@@ -85,7 +85,10 @@ def game_options(func: Callable[..., None]) -> Callable[..., None]:
                 "--memory-mb",
                 type=click.IntRange(min=0),
                 default=None,
-                help="Address-space limit per bot (RLIMIT_AS); default 4096, 0: none.",
+                help=(
+                    "Memory limit per bot, all its processes together, and each "
+                    "process's address space (RLIMIT_AS); default 4096, 0: none."
+                ),
             ),
             click.option(
                 "--max-processes",

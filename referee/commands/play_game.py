@@ -20,7 +20,7 @@ import click
 
 from protocol.messages import MS_MAX, TimeControl
 
-from ..bots.faults import Policy
+from ..bots.faults import FaultKind, Policy
 from ..bots.process import BotSpec, Limits, parse_bot, unstartable
 from ..bots.sandbox import SandboxError, bwrap_problem, check_visible, resolve
 from ..consoles import output_console
@@ -160,7 +160,25 @@ def play_from_cli(
         for note in stderr_notes(report.names, report.result, report.stderr_paths):
             console.print(note, markup=False, highlight=False, soft_wrap=True)
         console.print(f"log: {shown(report.log_path)}", markup=False)
+    if (line := nothing_played(report)) is not None:
+        fail(line)
     sys.exit(0)
+
+
+def nothing_played(report: GameReport) -> str | None:
+    """The line saying that no bot of the game started, so that nothing was played
+    (every seat forfeited before its first move: the ranks are the deal's luck); None
+    when some bot started."""
+    failed = [
+        [f for f in faults if f.kind is FaultKind.STARTUP_FAILURE]
+        for faults in report.result.faults
+    ]
+    if not all(failed):
+        return None
+    return (
+        f"no bot could start, so the game was not played (every seat forfeited; its "
+        f"log {report.log_path} says so): {report.names[0]}: {failed[0][0].detail}"
+    )
 
 
 def bot_specs(

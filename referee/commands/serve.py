@@ -16,6 +16,7 @@ from .league_options import (
     live_site,
     load_league,
     match_judge,
+    nothing_played_line,
     open_cluster,
     quiet_option,
     report_every_option,
@@ -179,6 +180,8 @@ def serve_cmd(
         sys.exit(130)
     status = print_outcome(console, config, standings, judge, lines)
     say_written(console, config, site)
+    if (line := nothing_played_line(config, standings)) is not None:
+        fail(line)  # --keep-going recorded games nobody played: never a success
     sys.exit(status)
 
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,6 +34,9 @@ from ..text import NAME_MAX, shown
 from .common import fail, run_trio
 from .match_lines import Lines
 from .play_game import clock_problem
+
+if TYPE_CHECKING:
+    from ..league.standings import Standings
 
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
@@ -226,6 +229,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     from .common import STOPPED, wide_console
     from .league_options import (
         cannot_play_line,
+        nothing_played_line,
         open_cluster,
         resume_command,
         say_nothing_to_resume,
@@ -247,9 +251,11 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     # What the test is, with the defaults it took, before the first unit's line.
     click.echo(shown(test_line(judge.sprt, setup.sprt_defaults)), err=setup.as_json)
 
+    played: list[Standings] = []
+
     async def play() -> None:
         async with open_cluster(setup.cluster, setup.jobs) as dask:
-            await run_league(
+            standings = await run_league(
                 config,
                 jobs=setup.jobs,
                 resume=setup.resume,
@@ -259,6 +265,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
                 judge=judge,
                 files=setup.out is not None,  # not in a temporary folder
             )
+            played.append(standings)
 
     try:
         run_trio(play)
@@ -283,4 +290,6 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     else:
         for line in final_lines(summary, (data["match"]["new"], data["match"]["base"])):
             click.echo(shown(line))
+    if played and (nothing := nothing_played_line(config, played[0])) is not None:
+        fail(nothing)  # --keep-going recorded games nobody played: never a verdict
     return summary.verdict

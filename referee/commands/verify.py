@@ -28,8 +28,9 @@ from .common import fail
 def verify_cmd(folder: str, expected: str | None, receipts: tuple[str, ...]) -> None:
     """Check a league's output folder or published site: referee verify FOLDER.
 
-    One line per check (commitment, key, contributions, schedule, logs, ledger,
-    standings, signatures, receipts); a failing one names the first game that differs.
+    One line per check (commitment, key, contributions, schedule, logs, results, bots,
+    ledger, standings, published, signatures, receipts); a failing one names the first
+    game or file that differs. Then what no check re-derived, on a `not covered:` line.
     Exit 0 only when every check holds, 1 when one fails, 2 for a folder with no league."""
     import re
     from pathlib import Path

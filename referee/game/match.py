@@ -286,7 +286,7 @@ class Game:
         try:
             seat.connection.send(message)
         except BotGoneError as exc:
-            self._fault(index, FaultKind.CRASH, str(exc))
+            self._gone(index, exc)
         except BotStalledError as exc:
             self._fault(index, FaultKind.TIMEOUT, str(exc))
 
@@ -303,7 +303,7 @@ class Game:
             try:
                 seat.connection.send_raw(public)
             except BotGoneError as exc:
-                self._fault(index, FaultKind.CRASH, str(exc))
+                self._gone(index, exc)
             except BotStalledError as exc:
                 self._fault(index, FaultKind.TIMEOUT, str(exc))
 
@@ -335,6 +335,22 @@ class Game:
         ):
             self._forfeit(index, fault)
         return fault
+
+    def _gone(
+        self,
+        index: int,
+        exc: BotGoneError,
+        request: int | None = None,
+        round_index: int | None = None,
+    ) -> None:
+        """A write found the bot gone: a crash, or the limit that ended it where that
+        shows at once (its memory, ended by its keeper or its cgroup)."""
+        connection = self.seats[index].connection
+        limit = connection.limit_hit() if connection and connection.limit_hit else None
+        if limit is not None:
+            self._fault(index, FaultKind.RESOURCE_LIMIT, f"{exc}: {limit}", request, round_index)
+        else:
+            self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
 
     def _notice(
         self, index: int, kind: NoticeKind, detail: str, request: int, round_index: int
@@ -439,7 +455,7 @@ class Game:
                     try:
                         await seat.connection.flush()
                     except BotGoneError as exc:
-                        self._fault(index, FaultKind.CRASH, str(exc))
+                        self._gone(index, exc)
 
     async def _decide(self, state: State) -> Decision:
         index = state.to_move
@@ -490,7 +506,7 @@ class Game:
             try:
                 flushed = await self._flush(conn, budget_s, monitor)
             except BotGoneError as exc:
-                self._fault(index, FaultKind.CRASH, str(exc), request, round_index)
+                self._gone(index, exc, request, round_index)
                 return None, None, 0.0
             if not flushed:
                 # The events and the request did not fit into the pipe within the whole

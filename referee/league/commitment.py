@@ -4,7 +4,9 @@ its deals, and the reveal of its key.
 **Commitment.** Before its first game a league writes `OUT/commitment.json`: what the
 league is (rules, clocks, bots and their commands, with the SHA-256 of each file a
 command names, the whole schedule, the format) and the SHA-256 of its secret deal
-key. Its digest is the SHA-256 of the file's bytes (`sha256sum commitment.json`
+key, and with `[league] allow_updates` that the bots' files may change after it
+(every game's log names the files its bots started with). Its digest is the
+SHA-256 of the file's bytes (`sha256sum commitment.json`
 gives it too), printed when the league starts, written in every game log's header,
 on the site and in the standings. An organiser publishes it before the games: from
 then on the deals are fixed, and the key that fixes them cannot be swapped unseen.
@@ -82,16 +84,37 @@ def key_digest(key: bytes) -> str:
     return sha256_text(key)
 
 
-def _files(config: LeagueConfig, argv: tuple[str, ...], cwd: str | None) -> dict[str, str]:
-    """The SHA-256 of each file a bot's command names (its program, its script): the
-    version of the bot, as far as the referee can see it."""
+FileCache = dict[tuple[str, int, int, int, int], str]  # (path, device, inode, size, mtime)
+
+
+def bot_files(
+    config: LeagueConfig,
+    argv: tuple[str, ...] | list[str],
+    cwd: str | None,
+    cache: FileCache | None = None,
+) -> dict[str, str]:
+    """The SHA-256 of each file a bot's command names (its program, its script), by the
+    word of the command that names it: the version of the bot, as far as the referee can
+    see it. The commitment holds them, and each game's log those its bots started with.
+    `cache` keeps digests by the file's path, inode, size and modification time, so a
+    file hashed once is not read again until it changes."""
     found: dict[str, str] = {}
     base = Path(cwd) if cwd else config.path.parent
     for word in argv:
         path = Path(word) if os.path.isabs(word) else base / word
         try:
-            if path.is_file() and path.stat().st_size <= MAX_FILE_HASHED:
-                found[word] = sha256_text(path.read_bytes())
+            if not path.is_file():
+                continue
+            st = path.stat()
+            if st.st_size > MAX_FILE_HASHED:
+                continue
+            key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            digest = cache.get(key) if cache is not None else None
+            if digest is None:
+                digest = sha256_text(path.read_bytes())
+                if cache is not None:
+                    cache[key] = digest
+            found[word] = digest
         except OSError:
             continue
     return found
@@ -105,7 +128,7 @@ def league_terms(config: LeagueConfig) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": b.name, "transport": b.transport}
         if not b.tcp:
             entry["command"] = shlex.join(b.spec.argv)
-            entry["files"] = _files(config, b.spec.argv, b.spec.cwd)
+            entry["files"] = bot_files(config, b.spec.argv, b.spec.cwd)
             entry["restart"] = b.restart
         if b.time is not None:
             entry["time"] = _clock(b.time)
@@ -127,6 +150,8 @@ def league_terms(config: LeagueConfig) -> dict[str, Any]:
         "bots": bots,
         "fingerprint": config.fingerprint(),
     }
+    if config.allow_updates:  # left out when false, so older commitments still resume
+        terms["allow_updates"] = True
     if config.match is not None:
         m = config.match
         terms["match"] = {
@@ -223,13 +248,9 @@ def ensure_commitment(
         return Commitment(sha256_text(raw), data, new=True)
     if old.data.get("deal_key_sha256") != key_digest(deal_key):
         raise CommitmentError(f"{path} commits to another deal key than this league's ledger")
-    terms = league_terms(config)
-    if _without_files(old.data.get("league", {})) != _without_files(terms):
-        changed = sorted(
-            k
-            for k in set(terms) | set(old.data["league"])
-            if old.data["league"].get(k) != terms.get(k)
-        )
+    terms, before = _without_files(league_terms(config)), _without_files(old.data.get("league", {}))
+    if before != terms:
+        changed = sorted(k for k in set(terms) | set(before) if before.get(k) != terms.get(k))
         raise CommitmentError(
             f"{path} commits to other terms ({', '.join(changed)} changed since it was made); "
             "a league may not change after its commitment: use another --out folder"

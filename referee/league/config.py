@@ -134,6 +134,7 @@ class LeagueConfig:
     start_failures: int = START_FAILURES  # a bot failing its first N starts stops the league
     mix: tuple[str, ...] = ()  # "beacon", "entrants": what is mixed into the deal seeds
     reveal: str = "manual"  # "at-end": the deal key is published once every game is recorded
+    allow_updates: bool = False  # bots' files may change after the commitment (docs/proof.md)
     sign: Path | None = None  # the organiser's secret key file: results and receipts signed
     commitment: str | None = None  # the commitment's digest, once the league has made it
 
@@ -387,6 +388,7 @@ def parse_config(
         start_failures=league.start_failures,
         mix=tuple(dict.fromkeys(league.mix)),
         reveal=league.reveal,
+        allow_updates=league.allow_updates,
         sign=None if (sign := _given(league.sign)) is None else base / sign,
     )
     if check_programs:

@@ -80,9 +80,13 @@ async def play_scheduled(
         seed=game.seed,
         bots=[
             LogBot(
-                seat=i, name=b.name, command=b.spec.command, time=t if t != config.time else None
+                seat=i,
+                name=b.name,
+                command=b.spec.command,
+                time=t if t != config.time else None,
+                files=pool.files_of(proc) if proc is not None else None,
             )
-            for i, (b, t) in enumerate(zip(bots, times, strict=True))
+            for i, (b, t, proc) in enumerate(zip(bots, times, procs, strict=True))
         ],
         time=config.time,
         policy=config.policy.value,

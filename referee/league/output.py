@@ -428,6 +428,7 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
             style="bold yellow" if bare else None,
             markup=False,  # it names bots
             highlight=False,
+            soft_wrap=True,  # one line: what an unsandboxed bot could read, whole
         )
     if standings.transport is not None:
         console.print(

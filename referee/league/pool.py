@@ -36,6 +36,7 @@ from ..bots.sandbox import Hidden, empty_scratch
 from ..bots.session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 from ..game.wire import rules_info
 from ..text import file_stem
+from .commitment import FileCache, bot_files
 from .config import BotEntry, LeagueConfig, hidden_places
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,10 @@ class BotPool:
         self.idle: dict[str, list[BotProcess]] = defaultdict(list)
         self.live: set[BotProcess] = set()
         self.deals: dict[BotProcess, set[int]] = {}  # the deal seeds each process was given
+        # The digests of the files each process's command named when it started (what
+        # every game it plays logs it played with), and of files already hashed.
+        self.files: dict[BotProcess, dict[str, str]] = {}
+        self._hashed: FileCache = {}
         self.started = 0
         self.closed = False  # after close(): nothing is started or kept any more
         # Pings counted per bot: its nonces do not depend on the order in which the
@@ -233,12 +238,18 @@ class BotPool:
         spec = bot.spec
         if spec.sandbox == "bwrap":
             spec = dataclasses.replace(spec, hidden=(*spec.hidden, *self.hidden))
+        # Hashed as the process starts (in a thread: a large program takes a while), as
+        # the commitment hashed them: the version this process runs, whatever changes later.
+        files = await trio.to_thread.run_sync(
+            bot_files, self.config, bot.spec.argv, bot.spec.cwd, self._hashed
+        )
         try:
             proc = await start_bot(spec, path)
         except OSError as exc:
             return None, f"cannot start {bot.spec.command}: {exc}; in {spec.cwd or os.getcwd()}"
         self.live.add(proc)
         self.deals[proc] = {deal}
+        self.files[proc] = files
         self.nursery.start_soon(proc.drain_stderr)
         self.nursery.start_soon(proc.connection.writer)
         self.nursery.start_soon(proc.watch)
@@ -250,6 +261,13 @@ class BotPool:
             await self._end(proc)
             return None, f"{exc}{note}{await proc.start_note()}"
         return proc, ""
+
+    def files_of(self, proc: Bot) -> dict[str, str] | None:
+        """The digests of the files `proc`'s command named when it started (by the word
+        of the command that names each); None for a tcp bot, whose files are its own."""
+        if isinstance(proc, TcpSession):
+            return None
+        return self.files.get(proc)
 
     async def release(self, bot: BotEntry, proc: Bot, healthy: bool) -> None:
         """Keep `proc` for the next game of `bot`, or end it."""
@@ -265,9 +283,14 @@ class BotPool:
             scratch = proc.scratch_folder()
             if scratch is not None:
                 empty_scratch(scratch)  # nothing carries over from one game to the next
-            proc.freeze()  # no idle process computes while another plays its deal
-            self.idle[bot.name].append(proc)
-            return
+            # No idle process computes while another plays its deal: one that cannot be
+            # frozen for sure (a bot whose processes outrun the SIGSTOPs, without a
+            # freezer cgroup) is ended instead, and the next game gets a fresh one.
+            if await proc.freeze() and not self.closed:
+                self.idle[bot.name].append(proc)
+                return
+            if not self.closed:
+                log.info("%s: not kept: its processes could not all be frozen", bot.name)
         await self._end(proc, polite=healthy)
 
     async def retire(self, name: str) -> None:
@@ -284,6 +307,7 @@ class BotPool:
         await proc.stop()
         self.live.discard(proc)
         self.deals.pop(proc, None)
+        self.files.pop(proc, None)
         self._pings.pop(proc, None)
 
     async def close(self) -> None:
@@ -299,3 +323,4 @@ class BotPool:
             self.live.clear()
             self.idle.clear()
             self.deals.clear()
+            self.files.clear()

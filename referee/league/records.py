@@ -74,7 +74,8 @@ class SandboxRecord:
         return (
             f"NO SANDBOX: {who} ran without the sandbox{why}"
             + (f", as {user}" if user else "")
-            + "; they could read the logs of the games they played"
+            + "; they could read the logs of the games they played, and league.db, which "
+            "holds the deal key (every hand of every game, those still to come included)"
         )
 
     def to_json(self) -> dict[str, Any]:

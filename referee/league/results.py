@@ -12,7 +12,8 @@ games were recorded in (`Record.seq`). From them:
 - **Checkpoints.** With `--report-every N`, every N games `OUT/checkpoints/NNNNNN.json`
   holds the count and the chain so far (and `.minisig`, signed, when the league signs).
 - **results.json.** At the end of a run: every game (id, seats, result, log digest,
-  record order), the chain, the standings, the commitment; `results.json.minisig`
+  record order), the chain, the standings, the commitment, whether the bots' files
+  could change after it (`allow_updates`); `results.json.minisig`
   beside it when the league signs (`[league] sign`), which `minisign -Vm` checks too.
 - **Receipts.** Each bot is sent its game's record in `game_end` (`protocol.Receipt`),
   signed when the league signs; an entrant keeps them, and `referee verify --receipt`
@@ -137,8 +138,10 @@ def results_data(
     *,
     scheduled: int | None,
     ended: bool,
+    allow_updates: bool = False,
 ) -> dict[str, Any]:
-    """The contents of results.json."""
+    """The contents of results.json; `allow_updates`: the league let its bots' files
+    change after the commitment (`[league] allow_updates`, which the commitment says)."""
     ordered = in_record_order(records)
     links = chain(signer.commitment, ((r.game_id, r.log_sha256) for r in ordered))
     return {
@@ -148,6 +151,7 @@ def results_data(
         "key_id": signer.key_id,
         "scheduled": scheduled,
         "ended": ended,
+        "allow_updates": allow_updates,
         "recorded": len(ordered),
         "chain": links[-1],
         "games": [game_entry(r) for r in ordered],

@@ -124,6 +124,13 @@ async def run_league(
         else:
             console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
 
+    def warn(line: str) -> None:
+        """A line about the commitment said on stderr (to `say`, if given), quiet or not."""
+        if say is not None:
+            say(line)
+        else:
+            print(shown(line), file=sys.stderr, flush=True)
+
     out = config.out
     logs = out / "logs"
     stderr_dir = out / "stderr"
@@ -155,10 +162,18 @@ async def run_league(
         else:
             tell(f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)})")
             changed = changed_files(pledge, config)
-            if changed:
-                tell(
+            if changed and config.allow_updates:
+                warn(
+                    f"note: the files of {', '.join(changed)} changed since the commitment, "
+                    "which allows updates ([league] allow_updates): their games from now on "
+                    "are played by the new version, and each game's log names its files"
+                )
+            elif changed:
+                warn(
                     f"warning: the files of {', '.join(changed)} changed since the commitment: "
-                    "their games from now on are played by another version than it names"
+                    "their games from now on are played by another version than it names, "
+                    "and `referee verify` fails on each of them (only a league committed "
+                    "with [league] allow_updates = true may update its bots)"
                 )
         contributions = await _contributions(config, ledger, pledge, beacon, server, tell)
         deal_key = mixed_key(committed_key, contributions)
@@ -302,6 +317,7 @@ async def run_league(
             standings.to_json(),
             scheduled=scheduled,
             ended=ended,
+            allow_updates=config.allow_updates,
         )
         write_results(out, signer, results)
         if ended and config.reveal == "at-end":

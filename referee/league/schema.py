@@ -202,6 +202,15 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
             "manual: only with `referee reveal OUT`."
         ),
     ] = "manual"
+    allow_updates: Annotated[
+        bool,
+        _meta(
+            "Let bots' files change after the commitment: a game played with files other "
+            "than the ones the commitment names then passes `referee verify`, which lists "
+            "it. Written in the commitment (so it cannot be turned on later), results.json "
+            "and on the site. See docs/proof.md."
+        ),
+    ] = False
     sign: Annotated[
         str | UnsetType,
         _meta(
@@ -251,7 +260,11 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
     ] = "never"
     memory_mb: Annotated[
         NotNegative | UnsetType,
-        _meta("Its address-space limit, in MiB; 0: none.", default=str(DEFAULT_MEMORY_MB)),
+        _meta(
+            "Its memory in MiB, all its processes together, and each process's "
+            "address space (see docs/sandbox.md); 0: none.",
+            default=str(DEFAULT_MEMORY_MB),
+        ),
     ] = UNSET
     cpu_s: Annotated[
         NotNegative | UnsetType,

@@ -16,16 +16,29 @@ where something differs and what:
   edited since it was written (the footer's digest of the lines before it: a latency,
   a fault), names the commitment and its seed, re-derives with the engine, and ends
   with the result recorded;
+- **results**: results.json names this commitment, league, signing key and
+  `allow_updates`, and as many games as it lists;
+- **bots**: each game's log says which files each bot the referee started played
+  with; they are the ones the commitment names, unless it allows updates
+  (`[league] allow_updates`), and then the games played with others are listed;
 - **ledger** (an output folder): the ledger and results.json hold the same games;
-- **standings**: the standings are the ones the games give;
+- **standings**: the standings are the ones the games give, their faults, latencies,
+  failed starts and decision time the ones the logs give;
+- **published**: standings.json (in an output folder and on a site) is those
+  standings too, and standings.csv and standings.md are what the referee writes
+  from it, byte for byte;
 - **signatures**: results.json and every checkpoint are signed by the key the
   commitment names, and every checkpoint's chain is the chain of the results' first
   games (a league played again shows here);
 - **receipts** (`--receipt`): each receipt is signed by that key, and the results still
   hold its game as it was.
 
-What it cannot check is said in docs/proof.md: the organiser saw the deals while the
-league ran, and latencies and faults are measured by the organiser's machine.
+Then a `not covered:` line names every file of the folder no check read (the site's
+pages and replay data, the chart, the bots' stderr, a file added by hand) and what
+the standings say on the organiser's word alone (the sandbox, the transport, the
+clocks' threshold, a match's test), so that nothing passes unsaid. What it cannot
+check is said in docs/proof.md: the organiser saw the deals while the league ran,
+and latencies and faults are measured by the organiser's machine.
 """
 
 from __future__ import annotations
@@ -35,6 +48,8 @@ import binascii
 import hashlib
 import json
 import sqlite3
+import statistics
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -45,6 +60,7 @@ import msgspec
 
 from protocol import messages as m
 
+from ..bots.faults import FaultKind
 from ..logs.gamelog import (
     GameLog,
     LogError,
@@ -65,10 +81,12 @@ from .commitment import (
     mixed_key,
     read_commitment,
 )
-from .records import Record, read_records
+from .output import csv_text, markdown
+from .records import Record, SandboxRecord, read_records
 from .results import CHECKPOINTS, RESULTS, SIGNATURE_SUFFIX, chain
 from .schedule import deal_seed
-from .standings import compute
+from .standings import BotStanding, Clocks, FailedStart, Standings, compute
+from .transport import Transport
 
 
 class VerifyError(Exception):
@@ -157,9 +175,11 @@ class Game:
 
 @dataclass
 class Report:
-    """Every check made, in order."""
+    """Every check made, in order, and what the folder publishes that none of them
+    re-derives (`uncovered`: each a file, a group of files, or a part of one)."""
 
     checks: list[Check] = field(default_factory=list)
+    uncovered: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -236,6 +256,11 @@ class Verifier:
         self.bot_seed_key: bytes | None = None
         self.key: bytes | None = None  # the deals' key, contributions mixed in
         self._schedule: Callable[[int], tuple[int, int, int, int, list[str]] | None] | None = None
+        self.logs: dict[str, GameLog] = {}  # the games whose log holds, by id
+        # The files a check re-derived or compared, relative to the folder: every other
+        # file in it is named as not covered.
+        self.covered: set[str] = {COMMITMENT}
+        self.unrecorded = 0  # seats of bots the referee started whose logs name no files
 
     # ------------------------------------------------------------------ the games
 
@@ -260,11 +285,15 @@ class Verifier:
             return self.report
         self._guarded("schedule", lambda: self.check_schedule(games))
         self._guarded("logs", lambda: self.check_logs(games))
+        self._guarded("results", lambda: self.check_results(games))
+        self._guarded("bots", lambda: self.check_bots(games))
         self._guarded("ledger", self.check_ledger)
         self._guarded("standings", lambda: self.check_standings(games))
+        self._guarded("published", lambda: self.check_published(games))
         self._guarded("signatures", lambda: self.check_signatures(games))
         for path in receipts:
             self._guarded(f"receipt {path.name}", partial(self.check_receipt, path, games))
+        self.report.uncovered = self.not_covered()
         return self.report
 
     def _guarded(self, name: str, check: Callable[[], object]) -> bool:
@@ -321,6 +350,7 @@ class Verifier:
             seeds = self.meta.get("bot_seed_key")
             self.bot_seed_key = _hex_key(seeds, "league.db: bot_seed_key") if seeds else None
         else:
+            self.covered.add(REVEAL)
             key = _hex_key(reveal.get("deal_key"), f"{REVEAL}: deal_key")
             where = f"revealed in {REVEAL}"
             if reveal.get("bot_seed_key"):
@@ -347,6 +377,7 @@ class Verifier:
             self.key = self.deal_key
             return
         logged = _read_json(self.folder / CONTRIBUTIONS)
+        self.covered.add(CONTRIBUTIONS)
         if logged is None:
             self.report.add(
                 "contributions", f"the league mixes {mix}; {CONTRIBUTIONS} is missing", ""
@@ -476,6 +507,7 @@ class Verifier:
         path = find_log(self.folder / "logs", g.id)
         if path is None:
             return f"{g.id}: its log is missing"
+        self.covered.add(path.relative_to(self.folder).as_posix())
         try:
             raw = log_bytes(path)
             log = parse_log(raw, path, allow_redacted=True)
@@ -502,11 +534,14 @@ class Verifier:
         return want[1] if want is not None else 0
 
     def check_logs(self, games: list[Game]) -> None:
-        for g in games:
+        first: str | None = None
+        for g in games:  # every one, after a failure too: the later checks read them
             problem = self._check_log(g)
-            if problem is not None:
-                self.report.add("logs", problem, "")
-                return
+            if first is None:
+                first = problem
+        if first is not None:
+            self.report.add("logs", first, "")
+            return
         self.report.add(
             "logs",
             None,
@@ -554,9 +589,12 @@ class Verifier:
         for what, said, kept in ends:
             if said != kept:
                 return f"{g.id}: its log ends with {what} {said}; the results say {kept}"
+        self.logs[g.id] = log
         return None
 
     def check_ledger(self) -> None:
+        if self.ledger is not None:
+            self.covered.add("league.db")
         if self.ledger is None or self.results is None:
             if self.ledger is not None:
                 self.report.add("ledger", f"{RESULTS} is missing", "")
@@ -584,36 +622,282 @@ class Verifier:
                 return
         self.report.add("ledger", None, f"the ledger and {RESULTS} hold the same {len(rows)} games")
 
+    def check_results(self, games: list[Game]) -> None:
+        """results.json's own lines: its commitment, league, count, plan and signer."""
+        if self.results is None:
+            return
+        self.covered.add(RESULTS)
+        results, terms = self.results, self.terms
+        allowed = bool(terms.get("allow_updates"))
+        listed = len(results.get("games", []))
+        key_id = self.public.id_hex if self.public is not None else None
+        problems = [
+            (
+                results.get("commitment") != self.commitment.digest,
+                f"{RESULTS} names commitment {results.get('commitment')}, not this one",
+            ),
+            (
+                results.get("league") != terms.get("name"),
+                f"{RESULTS} is the results of league {json.dumps(results.get('league'))}; "
+                f"the commitment's is {json.dumps(terms.get('name'))}",
+            ),
+            (
+                results.get("recorded") != listed,
+                f"{RESULTS} says {results.get('recorded')} games were recorded and lists {listed}",
+            ),
+            (
+                terms.get("match") is None
+                and results.get("scheduled") != len(terms.get("schedule", [])),
+                f"{RESULTS} says {results.get('scheduled')} games were scheduled; the "
+                f"commitment schedules {len(terms.get('schedule', []))}",
+            ),
+            (
+                results.get("key_id") != key_id,
+                f"{RESULTS} names signing key {results.get('key_id')}; the commitment's is "
+                f"{key_id}",
+            ),
+            (
+                bool(results.get("allow_updates", False)) != allowed,
+                f"{RESULTS} says allow_updates = {json.dumps(results.get('allow_updates'))}; "
+                f"the commitment says {json.dumps(allowed)}",
+            ),
+        ]
+        problem = next((said for wrong, said in problems if wrong), None)
+        allows = "; the commitment allows updates" if allowed else ""
+        self.report.add(
+            "results", problem, f"{RESULTS} is this league's, with the {listed} games{allows}"
+        )
+
+    def check_bots(self, games: list[Game]) -> None:
+        """Each game's bots played with the files the commitment names (each log's header
+        says which files each process's command named when it started), unless the
+        commitment allows updates: then the games played with other files are listed."""
+        committed = {str(b["name"]): b.get("files") for b in self.terms.get("bots", [])}
+        started = {name for name, files in committed.items() if files is not None}
+        if not started:
+            self.report.add(
+                "bots", None, "the referee started no bot: a tcp bot's files are its own"
+            )
+            return
+        allowed = bool(self.terms.get("allow_updates"))
+        other: list[tuple[str, str, str, str | None, str | None]] = []
+        seats = 0
+        for g in games:
+            log = self.logs.get(g.id)
+            if log is None or log.footer is None:
+                continue  # the logs check failed on it
+            failed = {f.seat for f in log.footer.faults if f.kind == _FAILED_START}
+            for bot in log.header.bots:
+                want = committed.get(bot.name)
+                if want is None:
+                    continue  # a tcp bot
+                if bot.files is None:
+                    if bot.seat not in failed:  # a bot that started, in an older log
+                        self.unrecorded += 1
+                    continue
+                seats += 1
+                apart = _files_apart(want, bot.files)
+                if apart is not None:
+                    other.append((g.id, bot.name, *apart))
+        if other and not allowed:
+            game, name, word, got, want = other[0]
+            played = f"played with {word} at {got}" if got else f"played without {word}"
+            named = want if want else "no such file"
+            more = len(other) - 1  # a bot has one seat in a game
+            self.report.add(
+                "bots",
+                f"{game}: {name} {played}; the commitment names {named}"
+                + (f" ({more} more seat{'s' * (more > 1)} played with other files)" if more else "")
+                + "; the league does not allow updates ([league] allow_updates)",
+                "",
+            )
+            return
+        if other:
+            first: dict[tuple[str, str], list[str]] = {}
+            for game, name, word, _got, _want in other:
+                first.setdefault((name, word), []).append(game)
+            which = ", ".join(
+                f"{name}'s {word} in {len(ids)} game{'s' if len(ids) > 1 else ''} from {ids[0]}"
+                for (name, word), ids in first.items()
+            )
+            self.report.add(
+                "bots",
+                None,
+                "the commitment allows updates ([league] allow_updates); played with other "
+                f"files than it names: {which}",
+            )
+            return
+        self.report.add("bots", None, f"{seats} seats played with the files the commitment names")
+
+    def _record(self, g: Game, log: GameLog | None) -> Record:
+        """A game as the standings need it: its result from the results (or the ledger),
+        and with its log, the faults, notices, latencies and decision time it holds."""
+        seats = len(g.seats)
+        if log is None or log.footer is None:
+            return _record(g)
+        footer = log.footer
+        timed: list[list[float]] = [[] for _ in range(seats)]
+        for d in log.decisions:
+            if d.latency_ms is not None and not d.auto:
+                timed[d.seat].append(d.latency_ms)
+        return Record(
+            idx=g.index,
+            game_id=g.id,
+            unit=g.unit,
+            deal=g.deal,
+            rotation=g.rotation,
+            seed=0,
+            seats=g.seats,
+            scores=g.scores,
+            ranks=g.ranks,
+            forfeited=g.forfeited,
+            faults=[{"seat": f.seat, "kind": f.kind, "detail": f.detail} for f in footer.faults],
+            latency_mean=[round(statistics.fmean(v), 3) if v else None for v in timed],
+            latency_max=[round(max(v), 3) if v else None for v in timed],
+            decisions=footer.decisions,
+            log_path="",
+            finished="",
+            notices=[{"seat": n.seat, "kind": n.kind, "detail": n.detail} for n in footer.notices],
+            charged_ms=footer.charged_ms or 0.0,
+            excused_ms=footer.excused_ms or 0.0,
+        )
+
+    def _derived(self, stated: dict[str, Any], games: list[Game]) -> tuple[Standings, bool]:
+        """The standings `stated` should be, from the games (a match's: those of the units
+        its test counted) and, when every one of them has a log that holds, from their
+        logs too (the second value: whether they were read)."""
+        counted = games
+        if stated.get("match") is not None:
+            units = int(stated["match"]["units"])
+            counted = [g for g in games if g.unit < units]
+        full = all(g.id in self.logs for g in counted)
+        records = [self._record(g, self.logs.get(g.id) if full else None) for g in counted]
+        names = [str(b["name"]) for b in self.terms.get("bots", [])]
+        warn_at = float(stated.get("clocks", {}).get("warn_at", Clocks().warn_at))
+        derived = compute(names, records, lag_warning=warn_at)
+        derived.commitment = self.commitment.digest
+        return derived, full
+
+    def _standings_problem(
+        self, stated: dict[str, Any], games: list[Game], what: str
+    ) -> tuple[str | None, bool]:
+        """What differs between the standings `stated` (in `what`) and the ones the games
+        give, first; and whether the logs were read."""
+        derived, full = self._derived(stated, games)
+        problem = _compare(stated, derived.to_json(), full)
+        return (f"{what}: {problem}" if problem else None), full
+
     def check_standings(self, games: list[Game]) -> None:
         if self.results is None:
             return
-        names = [str(b["name"]) for b in self.terms.get("bots", [])]
-        records = [_record(g) for g in games]
-        derived = compute(names, records).to_json()
-        stated = self.results.get("standings", {})
-        for key in ("games", "head_to_head"):
-            if derived.get(key) != stated.get(key):
-                self.report.add("standings", f"the standings' {key} are not the games'", "")
-                return
-        want = {b["name"]: b for b in derived["bots"]}
-        for row in stated.get("bots", []):
-            mine = want.get(row.get("name"))
-            if mine is None:
-                self.report.add("standings", f"{row.get('name')!r} is no bot of the league", "")
-                return
-            for key in ("games", "points", "wins", "avg_rank", "mean_points", "rating"):
-                if key in mine and mine[key] != row.get(key):
-                    self.report.add(
-                        "standings",
-                        f"{row['name']}: {key} {row.get(key)}; the games give {mine[key]}",
-                        "",
-                    )
-                    return
-        order = [b["name"] for b in derived["bots"]]
-        if order != [b.get("name") for b in stated.get("bots", [])]:
-            self.report.add("standings", "the standings' order is not the games'", "")
+        stated = self.results.get("standings")
+        if not isinstance(stated, dict):
+            self.report.add("standings", f"{RESULTS} holds no standings", "")
             return
-        self.report.add("standings", None, "the standings are the ones the games give")
+        problem, full = self._standings_problem(stated, games, f"{RESULTS}'s standings")
+        also = ", and their faults, latencies and decision time the ones their logs hold"
+        self.report.add(
+            "standings",
+            problem,
+            f"the standings are the ones the games give{also if full else ''}",
+        )
+
+    def check_published(self, games: list[Game]) -> None:
+        """The standings' files (standings.json, .csv, and in an output folder .md): each
+        the standings the games give, written as the referee writes them."""
+        present = [n for n in STANDINGS_FILES if (self.folder / n).is_file()]
+        if not present:
+            return
+        base = self.results.get("standings") if self.results is not None else None
+        source = base if isinstance(base, dict) else None
+        first: str | None = None
+        for name in present:  # every one, after a failure too: each is covered
+            self.covered.add(name)
+            problem: str | None = None
+            if name == "standings.json":
+                problem, data = self._standings_file(games, base)
+                if data is not None:
+                    source = data
+            elif source is None:
+                problem = f"{name}: no standings to compare it with ({RESULTS} is missing)"
+            else:
+                derived, _full = self._derived(source, games)
+                rebuilt = _rebuilt(source, {b.name: b.units for b in derived.bots})
+                title = f"{self.terms.get('name')}: standings"
+                text = csv_text(rebuilt) if name == "standings.csv" else markdown(rebuilt, title)
+                problem = _first_line_apart(name, (self.folder / name).read_bytes(), text)
+            first = first or problem
+        said = ", ".join(present)
+        self.report.add("published", first, f"{said}: the standings the games give")
+
+    def _standings_file(
+        self, games: list[Game], base: dict[str, Any] | None
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """standings.json checked against the games and against results.json's standings
+        (the same in an output folder; on a site, what the organiser says of the sandbox,
+        the transport and the clocks' threshold); what is wrong, and its contents."""
+        name = "standings.json"
+        try:
+            data = _read_json(self.folder / name)
+        except VerifyError as exc:
+            return str(exc), None
+        assert data is not None
+        problem, _full = self._standings_problem(data, games, name)
+        if problem is not None:
+            return problem, None
+        if base is not None and self.ledger is not None and data != base:
+            apart = sorted(k for k in set(data) | set(base) if data.get(k) != base.get(k))
+            return f"{name} differs from {RESULTS}'s standings in {', '.join(apart)}", None
+        if base is not None:
+            for key in ("sandbox", "transport"):
+                if data.get(key) != base.get(key):
+                    return f"{name}: its {key} is not the one {RESULTS} states", None
+            if data["clocks"].get("warn_at") != base.get("clocks", {}).get("warn_at"):
+                return f"{name}: its clocks' warn_at is not the one {RESULTS} states", None
+            if "match" in data and data["match"] != base.get("match"):
+                return f"{name}: its match is not the one {RESULTS} states", None
+        return None, data
+
+    def not_covered(self) -> list[str]:
+        """What the folder publishes that no check re-derived: files (grouped by folder,
+        pages together) and what the results say on the organiser's word alone."""
+        loose: list[str] = []
+        folders: dict[str, int] = {}
+        pages = 0
+        db = "league.db" in self.covered
+        for path in sorted(p for p in self.folder.rglob("*") if p.is_file()):
+            rel = path.relative_to(self.folder).as_posix()
+            if rel in self.covered or (db and rel.startswith("league.db-")):
+                continue
+            top, _, rest = rel.partition("/")
+            if rest:
+                folders[top] = folders.get(top, 0) + 1
+            elif rel.endswith(".html"):
+                pages += 1
+            else:
+                loose.append(rel + _WHY.get(rel, ""))
+        items = [f"{pages} page{'s' if pages > 1 else ''} (*.html)"] if pages else []
+        items += loose
+        items += [
+            f"{top}/ ({n} file{'s' if n > 1 else ''}{_WHY.get(top + '/', '')})"
+            for top, n in sorted(folders.items())
+        ]
+        if self.unrecorded:
+            items.append(
+                f"the files of {self.unrecorded} seats whose logs do not name them (written "
+                "by an older referee)"
+            )
+        tcp = [str(b["name"]) for b in self.terms.get("bots", []) if b.get("files") is None]
+        if tcp:
+            items.append(f"the files of the tcp bots ({', '.join(tcp)}): their own")
+        stated = (self.results or {}).get("standings")
+        if isinstance(stated, dict):
+            said = [k for k in ("sandbox", "transport") if stated.get(k) is not None]
+            said.append("the clocks' warn_at")
+            if stated.get("match") is not None:
+                said.append("the match's test")
+            items.append(f"the standings' {', '.join(said)} (the organiser's word)")
+        return items
 
     def check_signatures(self, games: list[Game]) -> None:
         links = chain(self.commitment.digest, ((g.id, g.log_sha256) for g in games))
@@ -648,6 +932,7 @@ class Verifier:
     def _signed(self, path: Path) -> str | None:
         assert self.public is not None
         signature = path.with_name(path.name + SIGNATURE_SUFFIX)
+        self.covered.add(signature.relative_to(self.folder).as_posix())
         try:
             text = signature.read_text(encoding="utf-8")
         except OSError:
@@ -659,6 +944,7 @@ class Verifier:
         return None
 
     def _checkpoint(self, path: Path, links: list[str]) -> str | None:
+        self.covered.add(path.relative_to(self.folder).as_posix())
         data = _read_json(path)
         assert data is not None
         if data.get("commitment") != self.commitment.digest:
@@ -767,6 +1053,169 @@ def _record(g: Game) -> Record:
     )
 
 
+_FAILED_START = FaultKind.STARTUP_FAILURE.value
+STANDINGS_FILES = ("standings.json", "standings.csv", "standings.md")
+_WHY = {
+    "standings.png": " (a chart of the standings)",
+    "games/": ": the replays' data",
+    "assets/": ": the pages' scripts and styles",
+    "stderr/": ": the bots' stderr",
+    "logs/": ": logs of no game of the results",
+    "site/": ": the site, checked on its own",
+    ".site-cache/": ": the site builder's cache",
+}
+# Keys of a bot's line of the standings read from the games' logs, not their results.
+_FROM_LOGS = ("faults", "notices", "latency_sum", "latency_n", "latency_worst", "latency_mean")
+# A log keeps each latency to the microsecond, the ledger before rounding: a game's mean
+# may differ by a rounding (0.001 ms), a league's mean by half as much again.
+_LATENCY_SLACK = {"latency_sum": 0.001, "latency_mean": 0.0015}
+
+
+def _files_apart(
+    want: dict[str, str], got: dict[str, str]
+) -> tuple[str, str | None, str | None] | None:
+    """None when a bot played with the files the commitment names (the same digests: a
+    cluster worker may see them under other paths); else the first file that differs,
+    with the digest it played with and the one the commitment names (None: no such
+    file)."""
+    if Counter(want.values()) == Counter(got.values()):
+        return None
+    wanted, played = set(want.values()), set(got.values())
+    lost = [w for w in sorted(want) if want[w] not in played]  # named, not played
+    new = [w for w in sorted(got) if got[w] not in wanted]  # played, not named
+    if new:
+        word = new[0]
+        twin = word if word in lost else (lost[0] if lost else None)
+        return word, got[word], want[twin] if twin is not None else None
+    if lost:
+        return lost[0], None, want[lost[0]]
+    word = min(set(want) | set(got))  # the same digests, not as many times
+    return word, got.get(word), want.get(word)
+
+
+def _compare(stated: dict[str, Any], derived: dict[str, Any], full: bool) -> str | None:
+    """The first difference between standings as stated and as the games give them; with
+    `full`, also their faults, notices, latencies, failed starts and decision time (as
+    their logs give them). The sandbox, the transport, the clocks' warn_at and a match's
+    test are the organiser's word, compared with nothing here."""
+    extra = sorted(set(stated) - set(derived) - {"sandbox", "transport", "match"})
+    if extra:
+        return f"{', '.join(extra)}: not in the standings the referee writes"
+    for key in ("games", "bots", "head_to_head", "clocks", "failed_starts"):
+        if key not in stated:
+            raise KeyError(key)
+    if stated.get("commitment", derived["commitment"]) != derived["commitment"]:
+        return f"they name commitment {stated['commitment']}, not {derived['commitment']}"
+    if stated["games"] != derived["games"]:
+        return f"games {stated['games']}; the games give {derived['games']}"
+    want = {b["name"]: b for b in derived["bots"]}
+    for row in stated["bots"]:
+        mine = want.get(row.get("name"))
+        if mine is None:
+            return f"{json.dumps(row.get('name'))} is no bot of the league"
+        odd = sorted(set(row) ^ set(mine))
+        if odd:
+            return f"{row['name']}: {', '.join(odd)}: not the keys the referee writes"
+        for key, value in mine.items():
+            if key in _FROM_LOGS and not full:
+                continue
+            said = row[key]
+            if key in _LATENCY_SLACK:
+                games = int(mine["latency_n"]) if key == "latency_sum" else 1
+                if abs(float(said) - value) <= _LATENCY_SLACK[key] * max(games, 1) + 1e-9:
+                    continue
+            elif said == value:
+                continue
+            source = "logs" if key in _FROM_LOGS else "games"
+            return f"{row['name']}: {key} {json.dumps(said)}; the {source} give {json.dumps(value)}"
+    if [b.get("name") for b in stated["bots"]] != [b["name"] for b in derived["bots"]]:
+        return "the bots' order is not the one the games give"
+    if stated["head_to_head"] != derived["head_to_head"]:
+        return "the head to head is not the one the games give"
+    if full:
+        if stated["failed_starts"] != derived["failed_starts"]:
+            return "the failed starts are not the ones the logs give"
+        clocks = derived["clocks"]
+        if set(stated["clocks"]) != set(clocks):
+            return "the clocks are not written as the referee writes them"
+        for key in ("charged_ms", "excused_ms", "excused_share", "overloaded"):
+            if stated["clocks"][key] != clocks[key]:
+                said = json.dumps(stated["clocks"][key])
+                return f"clocks: {key} {said}; the logs give {json.dumps(clocks[key])}"
+    return None
+
+
+def _rebuilt(data: dict[str, Any], units: dict[str, dict[int, tuple[int, int]]]) -> Standings:
+    """Standings as standings.json (or results.json) holds them, with each bot's units
+    (which the JSON leaves out) from the games: what the other files are written from."""
+    bots = [
+        BotStanding(
+            name=str(row["name"]),
+            games=int(row["games"]),
+            wins=float(row["wins"]),
+            rank_sum=int(row["rank_sum"]),
+            points=int(row["points"]),
+            units=dict(units.get(str(row["name"]), {})),
+            mu=float(row["mu"]),
+            sigma=float(row["sigma"]),
+            faults={str(k): int(v) for k, v in row["faults"].items()},
+            notices={str(k): int(v) for k, v in row["notices"].items()},
+            forfeits=int(row["forfeits"]),
+            latency_sum=float(row["latency_sum"]),
+            latency_n=int(row["latency_n"]),
+            latency_worst=float(row["latency_worst"]),
+        )
+        for row in data["bots"]
+    ]
+    head = {
+        a: {b: (int(v[0]), int(v[1])) for b, v in row.items()}
+        for a, row in data["head_to_head"].items()
+    }
+    said = data.get("sandbox")
+    sandbox = (
+        SandboxRecord(dict(said["bots"]), str(said["note"]), dict(said.get("users", {})))
+        if said is not None
+        else None
+    )
+    c = data["clocks"]
+    clocks = Clocks(
+        charged_us=round(float(c["charged_ms"]) * 1000),
+        excused_us=round(float(c["excused_ms"]) * 1000),
+        warn_at=float(c["warn_at"]),
+    )
+    served = data.get("transport")
+    return Standings(
+        bots,
+        head,
+        int(data["games"]),
+        sandbox,
+        match=data.get("match"),
+        clocks=clocks,
+        failed_starts=[
+            FailedStart(str(f["game"]), str(f["bot"]), str(f["detail"]))
+            for f in data["failed_starts"]
+        ],
+        commitment=data.get("commitment"),
+        transport=(
+            Transport(served["kind"], served.get("tls_fingerprint") or "")
+            if served is not None
+            else None
+        ),
+    )
+
+
+def _first_line_apart(name: str, raw: bytes, text: str) -> str | None:
+    """None when the file `name` holds `text`; else which of its lines differs first."""
+    if raw == text.encode("utf-8"):
+        return None
+    have = raw.decode("utf-8", errors="replace").splitlines()
+    want = text.splitlines()
+    for k, (a, b) in enumerate(zip(have, want, strict=False), start=1):
+        if a != b:
+            return f"{name}: line {k} is not the one the standings give"
+    return f"{name}: {len(have)} lines; the standings give {len(want)}"
+
+
 def load_receipt(path: Path) -> m.Receipt:
     """A receipt kept by a bot: the receipt object, or the whole `game_end` line."""
     try:
@@ -794,6 +1243,8 @@ def digest_of(path: Path) -> str:
 
 
 def lines(report: Report) -> Iterator[str]:
-    """The report's lines."""
+    """The report's lines: one a check, then what it does not cover, if anything."""
     for check in report.checks:
         yield check.line()
+    if report.uncovered:
+        yield "not covered: " + "; ".join(report.uncovered)

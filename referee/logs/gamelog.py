@@ -55,6 +55,9 @@ class LogBot(msgspec.Struct, kw_only=True, omit_defaults=True):
     name: str
     command: str
     time: m.TimeControl | None = None  # this seat's clock when not the header's (time odds)
+    # In a league, a bot the referee started: the SHA-256 of each file its command named
+    # when its process started, by the word that names it (as the commitment's `files`).
+    files: dict[str, str] | None = None
 
 
 class LogFault(msgspec.Struct, kw_only=True, omit_defaults=True):

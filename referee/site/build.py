@@ -53,6 +53,7 @@ from typing import Any
 import msgspec
 
 from ..league import transport
+from ..league.commitment import CommitmentError, read_commitment
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
@@ -156,6 +157,11 @@ def read_league(out: Path, title: str | None) -> League:
         served = transport.recorded(ledger.db)
     finally:
         ledger.close()
+    try:
+        pledge = read_commitment(out)
+    except CommitmentError as exc:
+        raise SiteError(str(exc)) from None
+    terms = pledge.data.get("league", {}) if pledge is not None else {}
     name = meta.get("name", out.name)
     scheduled = int(meta["scheduled"]) if "scheduled" in meta else None
     unit_games = int(meta["unit_games"]) if "unit_games" in meta else None
@@ -172,6 +178,7 @@ def read_league(out: Path, title: str | None) -> League:
         published=_published(records, unit_games),
         preset=meta.get("preset"),
         built=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        updates_allowed=bool(terms.get("allow_updates")),
     )
 
 

@@ -63,6 +63,8 @@ class League:
     preset: str | None = None  # the rules' preset as the league file named it (None: not kept)
     built: str = ""  # when this build ran, ISO 8601 in UTC
     proof: list[str] = field(default_factory=list)  # the proof files published (docs/proof.md)
+    # The commitment let the bots' files change after it ([league] allow_updates).
+    updates_allowed: bool = False
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:

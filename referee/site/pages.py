@@ -738,6 +738,15 @@ def index(league: League) -> str:
         if s.clocks.overloaded
         else f'<p id="clocks">{said}</p>'
     )
+    updates = (
+        '<p class="warn" id="updates"><strong>The bots could be updated during this league'
+        "</strong> (<code>[league] allow_updates</code>, in its commitment): a game may have "
+        "been played with other files than the commitment names. Each game's log names the "
+        "files its bots played with, and <code>referee verify</code> lists the games played "
+        "with other files.</p>"
+        if league.updates_allowed
+        else ""
+    )
     failed = never_started(league)
     latest = list(reversed(league.records[-10:]))
     every = (
@@ -750,6 +759,7 @@ def index(league: League) -> str:
         + _progress(league)
         + _standings(league, failed)
         + sandbox
+        + updates
         + transport
         + clocks
         + '<section><h2>Ratings</h2><p class="hint">Each bot\'s openskill skill μ (dot), '

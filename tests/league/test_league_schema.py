@@ -139,6 +139,25 @@ def test_a_secret_of_the_wrong_type_is_not_shown(tmp_path: Path) -> None:
     assert str(caught.value) == "bot[1].token: expected a string, got an integer"
 
 
+def test_allow_updates_is_a_boolean_the_commitment_holds_only_when_true(tmp_path: Path) -> None:
+    from referee.league.commitment import league_terms
+
+    bots = [{"name": n, "command": "prog"} for n in "ab"]
+    data: dict[str, Any] = {"league": {"allow_updates": "yes"}, "bot": bots}
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, tmp_path / "l.toml", check_programs=False)
+    assert str(caught.value) == 'league.allow_updates: expected true or false, got "yes"'
+    data["league"]["allow_updates"] = True
+    config = parse_config(data, tmp_path / "l.toml", check_programs=False)
+    assert config.allow_updates is True
+    assert league_terms(config)["allow_updates"] is True
+    # Left out when false: a commitment made before the key existed still resumes.
+    del data["league"]["allow_updates"]
+    config = parse_config(data, tmp_path / "l.toml", check_programs=False)
+    assert config.allow_updates is False
+    assert "allow_updates" not in league_terms(config)
+
+
 def test_a_message_stays_one_line_whatever_the_file_holds(tmp_path: Path) -> None:
     bots = [{"name": n, "command": "prog"} for n in "ab"]
     cases: list[tuple[dict[str, Any], str]] = [

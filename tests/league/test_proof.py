@@ -351,6 +351,20 @@ def test_the_chain_and_the_mixed_key_follow_their_definitions() -> None:
     assert canonical({"b": 1, "a": [1, 2]}) == b'{"a":[1,2],"b":1}'
 
 
+def test_the_files_a_bot_played_with_are_compared_by_their_digests() -> None:
+    from referee.league.verify import _files_apart
+
+    committed = {"/srv/py": "sha256:1", "/srv/bot.py": "sha256:2"}
+    assert _files_apart(committed, dict(committed)) is None
+    # A cluster worker sees the same files under other paths: the same version.
+    assert _files_apart(committed, {"/w/py": "sha256:1", "/w/bot.py": "sha256:2"}) is None
+    changed = {"/srv/py": "sha256:1", "/srv/bot.py": "sha256:3"}
+    assert _files_apart(committed, changed) == ("/srv/bot.py", "sha256:3", "sha256:2")
+    assert _files_apart(committed, {"/srv/py": "sha256:1"}) == ("/srv/bot.py", None, "sha256:2")
+    added = {**committed, "model.bin": "sha256:9"}
+    assert _files_apart(committed, added) == ("model.bin", "sha256:9", None)
+
+
 def test_a_receipt_signs_its_fields_in_a_fixed_form() -> None:
     receipt = m.Receipt(
         league="sha256:" + "0" * 64,
@@ -414,3 +428,179 @@ def test_a_results_file_of_another_shape_fails_its_check_in_one_line(
         "missing 'seats'); the results cannot be checked against it"
     ], result.stdout
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- all that is published, covered
+
+
+def _greedy(path: Path, key: str, change: object) -> None:
+    """Greedy's line of the standings in `path` given `key` = change(its value)."""
+    data = json.loads(path.read_text())
+    row = next(b for b in data["bots"] if b["name"] == "greedy")
+    row[key] = change(row.get(key))  # type: ignore[operator]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _more_points(path: Path) -> None:
+    _greedy(path, "points", lambda points: points + 1)
+
+
+def _prize(path: Path) -> None:
+    _greedy(path, "prize", lambda _: 1000)
+
+
+def _renamed(path: Path) -> None:
+    text = path.read_text()
+    path.write_text(text.replace("greedy", "greedy-the-great", 1))
+
+
+@pytest.mark.parametrize(
+    ("where", "name", "edit", "said"),
+    [
+        ("out", "standings.json", _more_points, "standings.json: greedy: points "),
+        ("out/site", "standings.json", _more_points, "standings.json: greedy: points "),
+        ("out/site", "standings.json", _prize, "standings.json: greedy: prize: not the keys"),
+        ("out", "standings.csv", _renamed, "standings.csv: line "),
+        ("out/site", "standings.csv", _renamed, "standings.csv: line "),
+        ("out", "standings.md", _renamed, "standings.md: line "),
+    ],
+)
+def test_an_edited_standings_file_fails_verify_naming_it(
+    signed: Path, tmp_path: Path, where: str, name: str, edit: object, said: str
+) -> None:
+    folder = copy_of(signed, tmp_path)
+    edit(folder / where / name)  # type: ignore[operator]
+    result = verify(folder, folder / where, "--commitment", published(signed))
+    assert result.returncode == 1, result.stdout
+    assert len(failing(result)) == 1, result.stdout
+    assert failing(result)[0].startswith(f"FAIL  published: {said}"), result.stdout
+    assert result.stdout.splitlines()[-1].startswith("NOT verified: 1 of "), result.stdout
+
+
+def test_verify_names_every_file_it_does_not_cover(signed: Path, tmp_path: Path) -> None:
+    site = verify(signed, signed / "out" / "site")
+    assert site.returncode == 0, site.stdout
+    assert "ok    published: standings.json, standings.csv: the standings the games give" in (
+        site.stdout
+    )
+    uncovered = [line for line in site.stdout.splitlines() if line.startswith("not covered: ")]
+    assert len(uncovered) == 1, site.stdout
+    for item in ("pages (*.html)", "assets/ (", "games/ (", "the clocks' warn_at"):
+        assert item in uncovered[0], uncovered
+    for covered in ("standings.json", "standings.csv", "results.json", "checkpoints/", "logs/"):
+        assert covered not in uncovered[0], uncovered
+    out = verify(signed, signed / "out")
+    assert "ok    published: standings.json, standings.csv, standings.md:" in out.stdout
+    said = next(line for line in out.stdout.splitlines() if line.startswith("not covered: "))
+    for item in ("standings.png", "stderr/ (", "site/ ("):
+        assert item in said, said
+    # A file the referee does not write passes nothing unsaid.
+    folder = copy_of(signed, tmp_path)
+    (folder / "out" / "site" / "prizes.txt").write_text("greedy wins a car\n")
+    added = verify(folder, folder / "out" / "site")
+    assert added.returncode == 0, added.stdout
+    assert "; prizes.txt;" in added.stdout, added.stdout
+
+
+def updating_league(folder: Path, *, allow: bool) -> tuple[Path, Path]:
+    """Greedy and `mover`, a copy of the random bot in `folder`, two games; the league
+    file and mover's script."""
+    script = folder / "mover.py"
+    shutil.copyfile(ROOT / "sample_bots" / "random_bot.py", script)
+    path = folder / "updating.toml"
+    path.write_text(
+        f"""
+[league]
+name = "updating"
+table = 2
+deals = 1
+seed = 5
+out = "out"
+reveal = "at-end"
+{"allow_updates = true" if allow else ""}
+{RULES}
+{sample("greedy")}
+[[bot]]
+name = "mover"
+command = ["{PY}", "mover.py"]
+""",
+        encoding="utf-8",
+    )
+    return path, script
+
+
+def _commit_then_change(
+    folder: Path, *, allow: bool
+) -> tuple[Path, str, subprocess.CompletedProcess[str]]:
+    path, script = updating_league(folder, allow=allow)
+    committed = referee("commit", path, cwd=folder)
+    assert committed.returncode == 0, committed.stderr
+    committed_digest = "sha256:" + hashlib.sha256(script.read_bytes()).hexdigest()
+    with script.open("a") as f:
+        f.write("# version 2, sent after the commitment\n")
+    played = referee("league", path, "--sandbox", "none", "-q", cwd=folder)
+    assert played.returncode == 0, played.stdout + played.stderr
+    built = referee("site", folder / "out", cwd=folder)
+    assert built.returncode == 0, built.stderr
+    return path, committed_digest, played
+
+
+def test_a_bot_changed_after_commit_fails_verify_naming_the_bot_and_the_file(
+    tmp_path: Path,
+) -> None:
+    _path, before, played = _commit_then_change(tmp_path, allow=False)
+    assert "warning: the files of mover changed since the commitment" in played.stderr
+    now = "sha256:" + hashlib.sha256((tmp_path / "mover.py").read_bytes()).hexdigest()
+    # Each log names the files each bot played with: the new version's.
+    header = json.loads(
+        gzip.decompress((tmp_path / "out" / "logs" / "g00001.jsonl.gz").read_bytes()).split(b"\n")[
+            0
+        ]
+    )
+    files = {b["name"]: b["files"] for b in header["bots"]}
+    assert files["mover"]["mover.py"] == now != before
+    digest = published(tmp_path)
+    for where in (tmp_path / "out", tmp_path / "out" / "site"):
+        result = verify(tmp_path, where, "--commitment", digest)
+        assert result.returncode == 1, result.stdout
+        assert failing(result) == [
+            f"FAIL  bots: g00001: mover played with mover.py at {now}; the commitment names "
+            f"{before} (1 more seat played with other files); the league does not allow "
+            "updates ([league] allow_updates)"
+        ], result.stdout
+
+
+def test_updates_the_organiser_allowed_pass_verify_and_are_said(tmp_path: Path) -> None:
+    path, _before, played = _commit_then_change(tmp_path, allow=True)
+    assert "note: the files of mover changed since the commitment, which allows updates" in (
+        played.stderr
+    )
+    out = tmp_path / "out"
+    assert json.loads((out / "commitment.json").read_text())["league"]["allow_updates"] is True
+    assert json.loads((out / "results.json").read_text())["allow_updates"] is True
+    index = (out / "site" / "index.html").read_text()
+    assert 'id="updates"><strong>The bots could be updated during this league' in index
+    for where in (out, out / "site"):
+        result = verify(tmp_path, where, "--commitment", published(tmp_path))
+        assert result.returncode == 0, result.stdout
+        assert (
+            "ok    bots: the commitment allows updates ([league] allow_updates); played with "
+            "other files than it names: mover's mover.py in 2 games from g00001"
+        ) in result.stdout
+    # results.json cannot hide it: it must say what the commitment says.
+    results = json.loads((out / "site" / "results.json").read_text())
+    results["allow_updates"] = False
+    (out / "site" / "results.json").write_text(json.dumps(results))
+    fails = failing(verify(tmp_path, out / "site"))
+    assert fails == [
+        "FAIL  results: results.json says allow_updates = false; the commitment says true"
+    ], fails
+    # Nor can the league file turn it off (or on) after the commitment.
+    path.write_text(path.read_text().replace("allow_updates = true", ""))
+    again = referee("league", path, "--sandbox", "none", "--resume", cwd=tmp_path)
+    assert again.returncode == 2
+    assert again.stderr.splitlines() == [
+        f"referee: error: {tmp_path / 'out' / 'commitment.json'} commits to other terms "
+        "(allow_updates changed since it was made); a league may not change after its "
+        "commitment: use another --out folder"
+    ], again.stderr

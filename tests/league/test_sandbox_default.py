@@ -52,11 +52,13 @@ def test_without_bubblewrap_a_league_says_so_runs_and_the_standings_record_it(
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
         f"referee: warning: bubblewrap does not work here ({MISSING}): r1, r2 run WITHOUT a "
-        "sandbox and can read the logs of their games; the standings will say so"
+        "sandbox and can read the logs of their games, and league.db, which holds the deal "
+        "key (every hand of every game); the standings will say so"
     ]
     said = (
         f"NO SANDBOX: every bot ran without the sandbox ({MISSING}), as {user_line('none')}; "
-        "they could read the logs of the games they played"
+        "they could read the logs of the games they played, and league.db, which holds the "
+        "deal key (every hand of every game, those still to come included)"
     )
     assert said in " ".join(done.stdout.split())  # the printed standings
     out = tmp_path / "l" / "out"

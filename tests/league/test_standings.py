@@ -414,7 +414,8 @@ def test_the_ledger_keeps_how_the_bots_were_sandboxed_across_runs(tmp_path: Path
     )
     assert kept.line() == (
         "NO SANDBOX: every bot ran without the sandbox (bubblewrap is not installed); "
-        "they could read the logs of the games they played"
+        "they could read the logs of the games they played, and league.db, which holds the "
+        "deal key (every hand of every game, those still to come included)"
     )
     one = SandboxRecord({"a": "bwrap", "b": "none"})
     assert one.line().startswith("NO SANDBOX: b ran without the sandbox; ")
@@ -434,7 +435,8 @@ def test_the_standings_say_whether_the_bots_were_sandboxed(tmp_path: Path) -> No
     md = (tmp_path / "standings.md").read_text()
     assert md.startswith(
         "# cup: standings\n\n4 games.\n\nNO SANDBOX: a ran without the sandbox; they could "
-        "read the logs of the games they played.\n"
+        "read the logs of the games they played, and league.db, which holds the deal key "
+        "(every hand of every game, those still to come included).\n"
     )
     # `referee standings` prints it too, read back from the database.
     ledger = Ledger(tmp_path / "league.db")

@@ -86,8 +86,8 @@ system-deps:
 # Tests marked `alone` measure the referee's timing under its own load (64 games with
 # 100 ms moves, a referee stopped 300 ms a second): they run afterwards, by themselves.
 test: lint typecheck system-deps
-	$(BIN)/python -m pytest -n 3 -rs -m "not alone"
-	$(BIN)/python -m pytest -m alone
+	$(BIN)/python -m pytest -n 3 -rfEs -m "not alone"
+	$(BIN)/python -m pytest -rfEs -m alone
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py

@@ -45,3 +45,24 @@ def tmp_path(tmp_path: Path) -> Path:
     if os.geteuid() == 0:
         tmp_path.chmod(0o755)
     return tmp_path
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Name a failure the moment it is known, on the controlling process (under xdist the
+    workers' reports arrive there too): a run stopped by a time limit still leaves the
+    names of what had failed, where pytest alone would name them only at the end."""
+    config = _CONFIG.get("config")
+    if config is None or hasattr(config, "workerinput") or not report.failed:
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        where = "" if report.when == "call" else f" (in its {report.when})"
+        reporter.write("\n")  # the progress line (xdist writes it without ending it)
+        reporter.write_line(f"FAILED {report.nodeid}{where}", red=True, bold=True)
+
+
+_CONFIG: dict[str, pytest.Config] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _CONFIG["config"] = config

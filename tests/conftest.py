@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# A shell starts a background job (`make test &`, a CI step run so) with SIGINT ignored,
+# and an ignored signal stays ignored across fork and exec: every referee a test starts
+# would then ignore the Ctrl-C that tests send it. Python's own handler is put back
+# here, in the controlling process and in each worker, so that their children start
+# with SIGINT as a terminal delivers it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # No wall-clock limit on any example (Hypothesis's default is 200 ms, and "too slow"
 # data generation): on a loaded machine they fail tests whose subject is not time.

@@ -171,7 +171,9 @@ def test_a_game_in_which_no_bot_starts_fails_in_one_line(tmp_path: Path) -> None
     assert done.returncode == 2, done
     line = one_error_line(done.stderr)
     assert line.startswith("referee: error: no bot could start, so the game was not played")
-    assert "x: exited before ready" in line
+    # It names the first seat and why: it exited before its ready, or (a bot that is gone
+    # before the hello reaches it, as a loaded machine may make it) the hello found it gone.
+    assert "x: exited before ready" in line or "x: could not send hello" in line, line
     (log,) = (tmp_path / "logs").glob("*.jsonl.gz")
     assert read_log(log).footer is not None  # the log says what happened
 

@@ -1066,9 +1066,12 @@ _WHY = {
 }
 # Keys of a bot's line of the standings read from the games' logs, not their results.
 _FROM_LOGS = ("faults", "notices", "latency_sum", "latency_n", "latency_worst", "latency_mean")
-# A log keeps each latency to the microsecond, the ledger before rounding: a game's mean
-# may differ by a rounding (0.001 ms), a league's mean by half as much again.
-_LATENCY_SLACK = {"latency_sum": 0.001, "latency_mean": 0.0015}
+# A log keeps each latency to the microsecond, the ledger a game's mean before rounding:
+# a game's mean from the log may differ from the ledger's by half a microsecond (each
+# latency's rounding), and each of the two is rounded again (half a microsecond each),
+# so by 0.0015 ms; the standings' sum of game means by that much a game, and their mean
+# of game means, rounded once more on each side, by 0.0025 ms.
+_LATENCY_SLACK = {"latency_sum": 0.0015, "latency_mean": 0.0025}
 
 
 def _files_apart(
@@ -1122,7 +1125,9 @@ def _compare(stated: dict[str, Any], derived: dict[str, Any], full: bool) -> str
             said = row[key]
             if key in _LATENCY_SLACK:
                 games = int(mine["latency_n"]) if key == "latency_sum" else 1
-                if abs(float(said) - value) <= _LATENCY_SLACK[key] * max(games, 1) + 1e-9:
+                rounded = 0.0005 if key == "latency_sum" else 0.0  # the sum's own rounding
+                slack = _LATENCY_SLACK[key] * max(games, 1) + rounded + 1e-9
+                if abs(float(said) - value) <= slack:
                     continue
             elif said == value:
                 continue

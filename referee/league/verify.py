@@ -51,7 +51,7 @@ import sqlite3
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -740,23 +740,12 @@ class Verifier:
         for d in log.decisions:
             if d.latency_ms is not None and not d.auto:
                 timed[d.seat].append(d.latency_ms)
-        return Record(
-            idx=g.index,
-            game_id=g.id,
-            unit=g.unit,
-            deal=g.deal,
-            rotation=g.rotation,
-            seed=0,
-            seats=g.seats,
-            scores=g.scores,
-            ranks=g.ranks,
-            forfeited=g.forfeited,
+        return replace(
+            _record(g),
             faults=[{"seat": f.seat, "kind": f.kind, "detail": f.detail} for f in footer.faults],
             latency_mean=[round(statistics.fmean(v), 3) if v else None for v in timed],
             latency_max=[round(max(v), 3) if v else None for v in timed],
             decisions=footer.decisions,
-            log_path="",
-            finished="",
             notices=[{"seat": n.seat, "kind": n.kind, "detail": n.detail} for n in footer.notices],
             charged_ms=footer.charged_ms or 0.0,
             excused_ms=footer.excused_ms or 0.0,

@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 
 from referee.bots.cgroups import SWITCH, _v1_parent
-from tests.test_isolation import BOTS, THROWAWAY_UID, Runner, needs_bwrap, reports
+from tests.test_isolation import BOTS, Runner, needs_bwrap, reports
 from tests.test_isolation import runner as runner
-from tests.test_tree_memory import assert_no_v1_cgroup_left, v1_cgroups
+from tests.test_tree_memory import assert_no_v1_cgroup_left, v1_cgroups, write_league
 
 
 def league_file(runner: Runner) -> str:
@@ -52,28 +52,7 @@ sandbox = "bwrap"
             ("c", "lowest.py"),
         ]
     )
-    path = runner.folder / "league.toml"
-    path.write_text(
-        f"""
-[league]
-name = "idle-hopper"
-table = 2
-deals = 1
-duplicate = false
-out = "out"
-
-[rules]
-preset = "standard"
-max_pip = 6
-
-[time]
-move_ms = 10000
-bank_ms = 60000
-{bots}"""
-    )
-    if runner.mode == "user" and os.geteuid() == 0:
-        os.chown(path, THROWAWAY_UID, THROWAWAY_UID)
-    return str(path)
+    return str(write_league(runner, "idle-hopper", bots))
 
 
 def check(runner: Runner, freezer_cgroup: bool) -> None:

@@ -65,26 +65,15 @@ def assert_no_v1_cgroup_left(before: set[Path], timeout_s: float = 15.0) -> None
     assert stale() == set()
 
 
-def play(runner: Runner) -> tuple[list[str], list[dict[str, object]], list[int]]:
-    """The league's one game: its seats, faults and ranks."""
-    bots = "".join(
-        f"""
-[[bot]]
-name = "{name}"
-command = "{runner.python} {BOTS / script} {args}"
-sandbox = "bwrap"
-memory_mb = {MEMORY_MB}
-"""
-        for name, script, args in [
-            ("hog", "tree_hog.py", "5 60"),
-            ("honest", "memory_hog.py", "80"),
-        ]
-    )
+def write_league(runner: Runner, name: str, bots: str) -> Path:
+    """A league file for `runner` of one deal at 2-seat tables, double-6, with clocks a
+    loaded machine keeps to, and the `[[bot]]` tables `bots`; the throwaway user's own
+    when it runs the referee."""
     league = runner.folder / "league.toml"
     league.write_text(
         f"""
 [league]
-name = "tree-memory"
+name = "{name}"
 table = 2
 deals = 1
 duplicate = false
@@ -101,6 +90,25 @@ bank_ms = 60000
     )
     if runner.mode == "user" and os.geteuid() == 0:
         os.chown(league, THROWAWAY_UID, THROWAWAY_UID)
+    return league
+
+
+def play(runner: Runner) -> tuple[list[str], list[dict[str, object]], list[int]]:
+    """The league's one game: its seats, faults and ranks."""
+    bots = "".join(
+        f"""
+[[bot]]
+name = "{name}"
+command = "{runner.python} {BOTS / script} {args}"
+sandbox = "bwrap"
+memory_mb = {MEMORY_MB}
+"""
+        for name, script, args in [
+            ("hog", "tree_hog.py", "5 60"),
+            ("honest", "memory_hog.py", "80"),
+        ]
+    )
+    league = write_league(runner, "tree-memory", bots)
     result = runner.run("league", str(league), "-q")
     assert result.returncode == 0, result.stdout + result.stderr
     db = sqlite3.connect(runner.folder / "out" / "league.db")

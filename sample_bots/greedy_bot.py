@@ -49,30 +49,45 @@ def other_end(tile: Sequence[int], end: int) -> int:
 
 def longest_chain(hand: Sequence[Tile], start: int, limit: int = SEARCH_LIMIT) -> tuple[int, int]:
     """(tiles, pips) of the longest chain from `start` made of hand tiles, the
-    heaviest among equally long ones; the search stops after `limit` placements."""
-    by_pip: dict[int, list[int]] = {}
+    heaviest among equally long ones; the search stops after `limit` placements.
+
+    A depth-first search on an explicit stack: at each end it tries the hand's tiles
+    in hand order and keeps the first chain that beats every one before it. A chain of
+    the whole hand cannot be beaten, so it stops there."""
+    by_pip: dict[int, list[tuple[int, int, int]]] = {}  # end -> (index, other end, pips)
     for i, (a, b) in enumerate(hand):
-        by_pip.setdefault(a, []).append(i)
+        by_pip.setdefault(a, []).append((i, b, a + b))
         if b != a:
-            by_pip.setdefault(b, []).append(i)
-    used = [False] * len(hand)
+            by_pip.setdefault(b, []).append((i, a, a + b))
+    whole = len(hand)
+    used = [False] * whole
+    path: list[int] = []
+    totals = [0]  # the chain's pips at each depth
     best = (0, 0)
     budget = limit
-
-    def walk(end: int, count: int, total: int) -> None:
-        nonlocal best, budget
-        if (count, total) > best:
-            best = (count, total)
-        for i in by_pip.get(end, ()):
-            if used[i] or budget <= 0:
+    stack = [iter(by_pip.get(start, ()))]
+    while stack:
+        for i, end, pips in stack[-1]:
+            if used[i]:
                 continue
+            if budget <= 0:
+                return best
             budget -= 1
             used[i] = True
-            tile = hand[i]
-            walk(other_end(tile, end), count + 1, total + pips(tile))
-            used[i] = False
-
-    walk(start, 0, 0)
+            path.append(i)
+            total = totals[-1] + pips
+            if (len(path), total) > best:
+                best = (len(path), total)
+                if len(path) == whole:
+                    return best
+            stack.append(iter(by_pip.get(end, ())))
+            totals.append(total)
+            break
+        else:
+            stack.pop()
+            totals.pop()
+            if path:
+                used[path.pop()] = False
     return best
 
 

@@ -55,34 +55,51 @@ def value_of(t: Tile, blank: int) -> int:
 
 def longest_chain(hand: Sequence[Tile], start: int, budget: int = CHAIN_BUDGET) -> tuple[Tile, ...]:
     """The longest chain of hand tiles from the open end `start` (the heaviest among
-    equally long ones), found by a depth-first search of at most `budget` placements."""
-    by_pip: dict[int, list[int]] = {}
-    for i, (a, b) in enumerate(hand):
-        by_pip.setdefault(a, []).append(i)
-        if b != a:
-            by_pip.setdefault(b, []).append(i)
-    used = [False] * len(hand)
-    path: list[int] = []
-    best: tuple[int, int, tuple[int, ...]] = (0, 0, ())
-    left = budget
+    equally long ones), found by a depth-first search of at most `budget` placements.
 
-    def walk(end: int, pips: int) -> None:
-        nonlocal best, left
-        if (len(path), pips) > best[:2]:
-            best = (len(path), pips, tuple(path))
-        for i in by_pip.get(end, ()):
-            if used[i] or left <= 0:
+    The search tries the hand's tiles in hand order at each end and keeps the first
+    chain that beats every one before it; a chain of the whole hand cannot be beaten,
+    so the search stops there. It runs on an explicit stack (no call per placement):
+    the same placements in the same order as a recursive search, at about half the cost.
+    """
+    by_pip: dict[int, list[tuple[int, int, int]]] = {}  # end -> (index, other end, pips)
+    for i, t in enumerate(hand):
+        a, b = t.hi, t.lo
+        by_pip.setdefault(a, []).append((i, b, a + b))
+        if b != a:
+            by_pip.setdefault(b, []).append((i, a, a + b))
+    whole = len(hand)
+    used = [False] * whole
+    path: list[int] = []
+    totals = [0]  # the chain's pips at each depth
+    best_count = best_pips = 0
+    best: tuple[int, ...] = ()
+    left = budget
+    stack = [iter(by_pip.get(start, ()))]
+    while stack:
+        for i, end, pips in stack[-1]:
+            if used[i]:
                 continue
+            if left <= 0:
+                return tuple(hand[j] for j in best)
             left -= 1
             used[i] = True
             path.append(i)
-            t = hand[i]
-            walk(t.lo if t.hi == end else t.hi, pips + t.hi + t.lo)
-            path.pop()
-            used[i] = False
-
-    walk(start, 0)
-    return tuple(hand[i] for i in best[2])
+            total = totals[-1] + pips
+            count = len(path)
+            if count > best_count or (count == best_count and total > best_pips):
+                best_count, best_pips, best = count, total, tuple(path)
+                if count == whole:
+                    return tuple(hand[j] for j in best)
+            stack.append(iter(by_pip.get(end, ())))
+            totals.append(total)
+            break
+        else:
+            stack.pop()
+            totals.pop()
+            if path:
+                used[path.pop()] = False
+    return tuple(hand[j] for j in best)
 
 
 def seen_of_turn(turn: Turn, rules: Rules) -> Seen:

@@ -1,10 +1,16 @@
 """Over the wire, a bot's tracker knows exactly what the seat knows in-process.
 
 The protocol's messages for each seat (`referee.game.wire`, what the referee sends)
-are fed to a `Tracker`; at every decision its knowledge must equal
-`Knowledge.from_moves` over the same game, for every rule set whose steps every
-seat sees (in a fast first turn the other sides' builds are shown only when the
-phase ends, and the search bot then plays the plan).
+are fed to a `Tracker`; at every decision its knowledge must equal what the
+engine's own states say the seat knows, for every rule set whose steps every seat
+sees (in a fast first turn the other sides' builds are shown only when the phase
+ends, and the search bot then plays the plan).
+
+The engine's side is built as the game goes: `Knowledge.at_start` at each round's
+first decision and `record` of each step, which is what `Knowledge.from_moves` does
+over the moves so far. `from_moves` itself is called once a round, on the round's
+whole list of moves, and must agree; calling it at every decision replayed each
+round from its start for every seat, and cost a few seconds a rule set.
 """
 
 from __future__ import annotations
@@ -47,10 +53,11 @@ def test_the_tracker_knows_what_the_seat_knows(name: str) -> None:
     for s, t in enumerate(trackers):
         t.take(wire.round_start(state, s))
     start, moves = state, []
-    compared = 0
+    known = [Knowledge.at_start(state, s) for s in range(n)]
+    compared = replayed = 0
     while state.outcome is None:
         for s, t in enumerate(trackers):
-            expected = Knowledge.from_moves(start, moves, s)
+            expected = known[s]
             got = t.knowledge
             assert got is not None
             # The wire names the hand size the table resolves to; the engine alike.
@@ -65,11 +72,19 @@ def test_the_tracker_knows_what_the_seat_knows(name: str) -> None:
                 if message is not None:
                     t.take(message)
         if after.round_index != state.round_index and after.outcome is None:
+            # The round's last decision: from_moves over the whole round says the same.
+            for s in range(n):
+                assert Knowledge.from_moves(start, moves, s) == known[s], (name, s)
+                replayed += 1
             for s, t in enumerate(trackers):
                 t.take(wire.round_start(after, s))
             start, moves = after, []
+            known = [Knowledge.at_start(after, s) for s in range(n)]
         else:
+            for k in known:
+                k.record(state, move, after)
             moves.append(move)
         state = after
     assert compared > 100
+    assert replayed == n * (len(rules.engines) - 1)
     assert all(len(t.results) == len(rules.engines) for t in trackers)

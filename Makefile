@@ -12,11 +12,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[chart]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,chart,cluster,learn]'
+	$(BIN)/python -m pip install --quiet -e '.[test,cluster,learn]'
 	touch $@ $(STAMP)
 
 # The demo league runs the sample bots; `python` in their commands is the venv's.

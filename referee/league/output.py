@@ -17,7 +17,6 @@ import csv
 import io
 import json
 import math
-import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -359,53 +358,110 @@ def json_text(standings: Standings) -> str:
 
 
 def write_files(standings: Standings, out: Path, title: str) -> list[Path]:
-    """standings.json, .csv, .md and (with matplotlib) standings.png in `out`, each
-    written whole or not at all (`WriteError` when the disk is full)."""
-    paths = [out / "standings.json", out / "standings.csv", out / "standings.md"]
-    texts = [json_text(standings), csv_text(standings), markdown(standings, title)]
+    """standings.json, .csv, .md and .svg (the chart) in `out`, each written whole or
+    not at all (`WriteError` when the disk is full)."""
+    paths = [
+        out / "standings.json",
+        out / "standings.csv",
+        out / "standings.md",
+        out / "standings.svg",
+    ]
+    texts = [
+        json_text(standings),
+        csv_text(standings),
+        markdown(standings, title),
+        chart_svg(standings, title),
+    ]
     for path, text in zip(paths, texts, strict=True):
         write_atomic(path, text.encode("utf-8"))  # readers never see half a file
-    chart = write_chart(standings, out / "standings.png", title)
-    return paths + ([chart] if chart else [])
+    return paths
 
 
-def write_chart(standings: Standings, path: Path, title: str) -> Path | None:
-    """Each bot's rating and mean points over the games, written whole or not at all;
-    None without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
-    for b in standings.bots:
-        xs = [h[0] + 1 for h in b.history]
-        top.plot(xs, [h[1] for h in b.history], label=_plain(b.name))
-        bottom.plot(xs, [h[2] for h in b.history], label=_plain(b.name))
-    top.set_ylabel("rating (μ − 3σ)")
-    bottom.set_ylabel("mean points per game")
-    bottom.set_xlabel("game (schedule order)")
-    top.set_title(_plain(title))
-    top.legend(loc="best", fontsize="small")
-    top.grid(alpha=0.3)
-    bottom.grid(alpha=0.3)
-    image = io.BytesIO()
-    with warnings.catch_warnings():
-        # A name in a script the font lacks (CJK, say) is drawn as boxes: no warning.
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
-        fig.tight_layout()
-        fig.savefig(image, format="png", dpi=100)
-    plt.close(fig)
-    write_atomic(path, image.getvalue())
-    return path
+# A bot's line in the chart, by its place in the standings; past these, hues apart.
+CHART_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 
 
-def _plain(text: str) -> str:
-    """`text` as matplotlib draws it literally: a `$` would start mathtext, and a name
-    such as `$^$` would stop the chart with a parse error."""
-    return text.replace("$", r"\$")
+def chart_svg(standings: Standings, title: str) -> str:
+    """The standings chart as a standalone SVG: each bot's rating (μ − 3σ) and its mean
+    points per game after each of its games, against the game's place in the schedule,
+    a line per bot in the standings' order, with a legend. Drawn here (no plotting
+    library, so writing it costs nothing next to a game); any name is text, escaped."""
+    width, left, right, panel, gap, top = 900, 64, 200, 250, 56, 40
+    plot_w = width - left - right
+    height = top + 2 * panel + gap + 44
+    last = max((h[0] + 1 for b in standings.bots for h in b.history), default=1)
+
+    def x(game: int) -> float:
+        return left + (game - 1) / max(last - 1, 1) * plot_w
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="15">{_xml(title)}</text>',
+    ]
+    panels = (("rating (μ − 3σ)", 1), ("mean points per game", 2))
+    for k, (label, field_at) in enumerate(panels):
+        y0 = top + k * (panel + gap)
+        values = [h[field_at] for b in standings.bots for h in b.history] or [0.0]
+        lo, hi = min(values), max(values)
+        if hi - lo < 1e-9:
+            lo, hi = lo - 1, hi + 1
+
+        def y(v: float, y0: float = y0, lo: float = lo, hi: float = hi) -> float:
+            return y0 + (hi - v) / (hi - lo) * panel
+
+        out.append(
+            f'<rect x="{left}" y="{y0}" width="{plot_w}" height="{panel}" fill="none" '
+            'stroke="#888"/>'
+        )
+        for i in range(5):
+            v = lo + (hi - lo) * i / 4
+            out.append(
+                f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + plot_w}" y2="{y(v):.1f}" '
+                f'stroke="#ddd"/><text x="{left - 6}" y="{y(v) + 4:.1f}" '
+                f'text-anchor="end">{v:.3g}</text>'
+            )
+        out.append(
+            f'<text transform="translate(16 {y0 + panel / 2:.0f}) rotate(-90)" '
+            f'text-anchor="middle">{_xml(label)}</text>'
+        )
+        for place, b in enumerate(standings.bots):
+            points = " ".join(f"{x(h[0] + 1):.1f},{y(h[field_at]):.1f}" for h in b.history)
+            if points:
+                out.append(
+                    f'<polyline points="{points}" fill="none" stroke="{_color(place)}" '
+                    'stroke-width="1.6"/>'
+                )
+    bottom = top + 2 * panel + gap
+    for i in range(5):
+        game = round(1 + (last - 1) * i / 4)
+        out.append(f'<text x="{x(game):.1f}" y="{bottom + 16}" text-anchor="middle">{game}</text>')
+    out.append(
+        f'<text x="{left + plot_w / 2:.0f}" y="{bottom + 36}" text-anchor="middle">'
+        "game (schedule order)</text>"
+    )
+    for place, b in enumerate(standings.bots):
+        ly = top + 10 + place * 18
+        out.append(
+            f'<line x1="{left + plot_w + 14}" y1="{ly}" x2="{left + plot_w + 34}" y2="{ly}" '
+            f'stroke="{_color(place)}" stroke-width="3"/><text x="{left + plot_w + 40}" '
+            f'y="{ly + 4}">{_xml(b.name)}</text>'
+        )  # a long name runs past the edge: the SVG is read in a browser, which scrolls
+    out.append("</svg>\n")
+    return "\n".join(out)
+
+
+def _color(place: int) -> str:
+    if place < len(CHART_COLORS):
+        return CHART_COLORS[place]
+    return f"hsl({place * 137 % 360}, 60%, 45%)"
+
+
+def _xml(text: str) -> str:
+    """`text` as SVG text: markup characters escaped, and control characters (which
+    XML cannot hold) shown as `shown` shows them elsewhere."""
+    return shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def print_standings(console: Console, standings: Standings, title: str) -> None:

@@ -1045,7 +1045,7 @@ def _record(g: Game) -> Record:
 _FAILED_START = FaultKind.STARTUP_FAILURE.value
 STANDINGS_FILES = ("standings.json", "standings.csv", "standings.md")
 _WHY = {
-    "standings.png": " (a chart of the standings)",
+    "standings.svg": " (a chart of the standings)",
     "games/": ": the replays' data",
     "assets/": ": the pages' scripts and styles",
     "stderr/": ": the bots' stderr",

@@ -19,7 +19,7 @@ from rich.console import Console
 from referee.cli import main
 from referee.consoles import PIPE_WIDTH, output_console
 from referee.league.ledger import Ledger, Record
-from referee.league.output import COLUMNS, csv_text, fitted_table, legend, markdown, write_chart
+from referee.league.output import COLUMNS, chart_svg, csv_text, fitted_table, legend, markdown
 from referee.league.run import print_standings
 from referee.league.standings import Standings, compute
 from tests.league.test_standings import hand_records
@@ -174,10 +174,17 @@ def test_referee_standings_in_a_pipe_and_at_a_given_width(tmp_path: Path) -> Non
         assert [r[1] for r in rows(narrow.stdout)] == [b.name for b in s.bots]
 
 
-def test_the_chart_draws_any_name_as_text(tmp_path: Path) -> None:
-    # `$^$` would be mathtext, and stop matplotlib with a parse error once the league
-    # is over; CJK is drawn without a warning about the font (warnings are errors here).
-    pytest.importorskip("matplotlib")
-    names = {"a": "$^$", "b": "中文名字的机器人", "c": "a$b"}
-    path = write_chart(standings(names), tmp_path / "standings.png", "$_{$ cup")
-    assert path is not None and path.read_bytes().startswith(b"\x89PNG")
+def test_the_chart_draws_any_name_as_text() -> None:
+    # A name is the bot's own text: markup in it is escaped, a control character shown.
+    import xml.etree.ElementTree as ET
+
+    names = {"a": "$^$", "b": "中文名字的机器人", "c": "<script>x</script>&\tz"}
+    svg = chart_svg(standings(names), "$_{$ <cup>")
+    root = ET.fromstring(svg)  # well-formed XML
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "$_{$ <cup>" in texts
+    for name in ("$^$", "中文名字的机器人", "<script>x</script>&\\tz"):
+        assert name in texts, (name, texts)
+    assert "<script>" not in svg
+    lines = list(root.iter("{http://www.w3.org/2000/svg}polyline"))
+    assert len(lines) == 2 * len(names)  # a rating and a points line per bot

@@ -492,7 +492,7 @@ def test_verify_names_every_file_it_does_not_cover(signed: Path, tmp_path: Path)
     out = verify(signed, signed / "out")
     assert "ok    published: standings.json, standings.csv, standings.md:" in out.stdout
     said = next(line for line in out.stdout.splitlines() if line.startswith("not covered: "))
-    for item in ("standings.png", "stderr/ (", "site/ ("):
+    for item in ("standings.svg", "stderr/ (", "site/ ("):
         assert item in said, said
     # A file the referee does not write passes nothing unsaid.
     folder = copy_of(signed, tmp_path)

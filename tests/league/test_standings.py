@@ -231,7 +231,7 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
         "standings.json",
         "standings.csv",
         "standings.md",
-        "standings.png",
+        "standings.svg",
     ]
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -281,8 +281,9 @@ def test_json_csv_markdown_and_chart_files(tmp_path: Path) -> None:
     head_b = next(line for line in md.splitlines() if line.startswith("| b | "))
     assert head_b.endswith("|") and "3/4" in head_b
 
-    png = (tmp_path / "standings.png").read_bytes()
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    svg = (tmp_path / "standings.svg").read_text()
+    assert svg.startswith("<svg ") and svg.rstrip().endswith("</svg>")
+    assert all(f">{b.name}</text>" in svg for b in s.bots)
 
 
 # ---------------------------------------------------------------- the ledger

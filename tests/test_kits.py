@@ -6,8 +6,12 @@ is missing here is skipped with its reason (`pytest -rs` shows it), except under
 CI (the variable CI set), where `make system-deps` installs every toolchain and
 a kit that cannot be checked fails. Two tests never build the same kit at once:
 each kit is one test, and kits/check.py holds a lock on the kit while it works.
-Also: the kits' fixtures are what spec/kit_fixtures.py records now, and every kit
-has the files a kit must have.
+The builds are cached outside the clone (~/.cache/mexican-train-referee/kits, or
+$REFEREE_KIT_CACHE; REFEREE_KIT_CACHE=off to build every time), keyed by the kit's
+sources, kit.json, folder and toolchain versions: a kit whose sources did not change
+is not rebuilt (`kit NAME: build cached (key ...)`), but its unit test and check-bot
+run every time (tests/test_kit_cache.py checks the cache). Also: the kits' fixtures
+are what spec/kit_fixtures.py records now, and every kit has the files a kit must have.
 """
 
 from __future__ import annotations

@@ -14,19 +14,17 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.test_kits import run_check
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECK = ROOT / "kits" / "check.py"
-TIMEOUT_S = 600
 
 
 def _load() -> ModuleType:
@@ -56,23 +54,7 @@ def _go_kit(tmp_path: Path) -> Path:
 
 def _check(folder: Path, **env: str) -> tuple[int, str]:
     """Run the copy's kits/check.py on the kit with these variables: (exit status, output)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(folder.parent / "check.py"), folder.name],
-        env={**os.environ, **env},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        output, _ = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the checker and the build it started
-        output, _ = proc.communicate()
-        pytest.fail(f"kits/check.py still running after {TIMEOUT_S} s:\n{output}")
-    return proc.returncode, output
+    return run_check(folder.parent / "check.py", folder.name, folder.parent, {**os.environ, **env})
 
 
 def _entries(kit_cache: Path) -> list[Path]:

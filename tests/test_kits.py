@@ -60,12 +60,15 @@ def test_there_are_kits() -> None:
     assert len(KITS) >= 7, [kit.name for kit in KITS]
 
 
-@pytest.mark.parametrize("folder", KITS, ids=[kit.name for kit in KITS])
-def test_kit_builds_tests_and_passes_check_bot(folder: Path) -> None:
-    name = json.loads((folder / "kit.json").read_text(encoding="utf-8"))["name"]
+def run_check(
+    check: Path, name: str, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """`check NAME` (a kits/check.py), killed with the build it started if it runs past
+    TIMEOUT_S: (exit status, output and stderr)."""
     proc = subprocess.Popen(
-        [sys.executable, str(CHECK), name],
-        cwd=ROOT,
+        [sys.executable, str(check), name],
+        cwd=cwd,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -78,14 +81,21 @@ def test_kit_builds_tests_and_passes_check_bot(folder: Path) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the checker and the build it started
         output, _ = proc.communicate()
-        pytest.fail(f"kits/check.py {name} still running after {TIMEOUT_S} s:\n{output}")
-    if proc.returncode == 3:
+        pytest.fail(f"{check} {name} still running after {TIMEOUT_S} s:\n{output}")
+    return proc.returncode, output
+
+
+@pytest.mark.parametrize("folder", KITS, ids=[kit.name for kit in KITS])
+def test_kit_builds_tests_and_passes_check_bot(folder: Path) -> None:
+    name = json.loads((folder / "kit.json").read_text(encoding="utf-8"))["name"]
+    returncode, output = run_check(CHECK, name, ROOT)
+    if returncode == 3:
         line = next((x for x in output.splitlines() if "NOT CHECKED" in x), output.strip())
         reason = line.split("NOT CHECKED: ", 1)[-1]
         if os.environ.get("CI"):
             pytest.fail(f"{line} (under CI, where `make system-deps` installs every toolchain)")
         pytest.skip(f"kit {name}: not checked: {reason}")
-    assert proc.returncode == 0, f"kits/check.py {name} exited {proc.returncode}:\n{output}"
+    assert returncode == 0, f"kits/check.py {name} exited {returncode}:\n{output}"
     assert f"kit {name}: PASS" in output, output
 
 

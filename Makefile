@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test bench lint typecheck system-deps clean examples kits
+.PHONY: demo test check bench lint typecheck system-deps clean examples kits
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,13 +81,22 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
 
-# Three test processes on two cores: most tests wait on real bot processes and clocks,
-# and the suite must stay under five minutes (each test's clock is generous under load).
-# Tests marked `alone` measure the referee's timing under its own load (64 games with
-# 100 ms moves, a referee stopped 300 ms a second): they run afterwards, by themselves.
+# Three test processes on two cores, the longest tests first and the rest shared as
+# workers free up (worksteal); Hypothesis's `ci` profile draws the same examples on every
+# run. Targets (tests/README.md has the measurements): under five minutes on a quiet
+# 2-core machine, under ten with four other busy processes. Tests marked `alone`
+# measure the referee's timing under its own load (64 games with 100 ms moves, a
+# referee stopped 300 ms a second): they run afterwards, by themselves.
 test: lint typecheck system-deps
-	$(BIN)/python -m pytest -n 3 -rfEs -m "not alone"
-	$(BIN)/python -m pytest -rfEs -m alone
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 3 --dist worksteal -rfEs -m "not alone"
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -rfEs -m alone
+
+# The everyday loop, under a minute on a quiet 2-core machine: ruff, mypy (its cache
+# makes a second run quick), and the tests marked `everyday` (tests/conftest.py: the
+# engine, protocol, statistics, the bots' reasoning, the league's and arena's logic;
+# no league, server, browser, kit or sandbox is started). `make test` runs everything.
+check: lint typecheck
+	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -n 3 --dist worksteal -rfEs -m everyday
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_engine.py

@@ -18,10 +18,84 @@ from hypothesis import HealthCheck, settings
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# No wall-clock limit on any example (Hypothesis's default is 200 ms, and "too slow"
-# data generation): on a loaded machine they fail tests whose subject is not time.
-settings.register_profile("referee", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("referee")
+# Hypothesis's profiles, chosen by HYPOTHESIS_PROFILE (`make test` sets `ci`, `make
+# check` sets `check`; a bare pytest uses `referee`). None has a wall-clock limit on an
+# example (Hypothesis's default is 200 ms, and "too slow" data generation): on a loaded
+# machine they fail tests whose subject is not time. `ci` draws the same examples on
+# every run (a failure in CI is found again by running the suite again) and keeps no
+# example database in the clone; `referee`, for a developer's own runs, draws new ones
+# each time and remembers the failing ones. A test that sets its own `max_examples`
+# (fitted to what its property needs) keeps it under every profile; `check` draws 20
+# examples for the others, where the default is 100.
+_NO_CLOCK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("referee", **_NO_CLOCK)
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **_NO_CLOCK)
+settings.register_profile("check", max_examples=20, **_NO_CLOCK)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "referee"))
+
+# `make check`, the everyday loop: the tests of the engine, protocol, statistics, the
+# bots' reasoning, and the league's and arena's own logic, none of which starts a
+# league, an arena, a server, a browser, a kit's toolchain or the sandbox. They are
+# marked `everyday` here (a path, or a folder ending in /), and `make check` runs
+# `-m everyday`; `make test` runs them with everything else.
+EVERYDAY = (
+    "tests/rules/",
+    "tests/protocol/",
+    "tests/stats/",
+    "tests/botkit/test_chains.py",
+    "tests/botkit/test_determinize.py",
+    "tests/botkit/test_tracker.py",
+    "tests/botkit/test_baseline_bots.py::test_the_plan_bot_plays_legal_moves_only",
+    "tests/botkit/test_baseline_bots.py::test_the_search_bot_plays_legal_moves_only",
+    "tests/botkit/test_baseline_bots.py::test_the_search_budget",
+    "tests/league/test_config.py",
+    "tests/league/test_config_types.py",
+    "tests/league/test_schedule.py",
+    "tests/league/test_standings.py",
+    "tests/league/test_output.py",
+    "tests/league/test_stats.py",
+    "tests/league/test_tally.py",
+    "tests/league/test_apart.py",
+    "tests/league/test_league_schema.py",
+    "tests/arena/test_ledger.py",
+    "tests/arena/test_matchmaking.py",
+    "tests/arena/test_refit.py",
+    "tests/arena/test_separation.py",
+    "tests/test_wire_view.py",
+    "tests/test_replay.py",
+    "tests/test_text.py",
+    "tests/test_layout.py",
+    "tests/test_same_bytes.py",
+    "tests/test_spec_examples.py",
+    "tests/test_lag.py",
+    "tests/test_gamelog_gz.py",
+)
+
+# Started first, so that the longest tests do not end the run on one worker while the
+# others idle (with `--dist worksteal` the rest is shared as workers free up).
+LONGEST_FIRST = (
+    "tests/test_readme.py::test_the_readmes_commands_run",
+    "tests/test_kits.py::test_kit_builds",
+    "tests/arena/test_final.py",
+    "tests/arena/test_arena.py",
+    "tests/league/test_cluster.py",
+    "tests/botkit/test_baseline_bots.py",
+    "tests/test_replay_html.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(EVERYDAY):
+            item.add_marker(pytest.mark.everyday)
+
+    def rank(item: pytest.Item) -> int:
+        for i, prefix in enumerate(LONGEST_FIRST):
+            if item.nodeid.startswith(prefix):
+                return i
+        return len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep pytest's order
 
 
 class _ReadableTemp:

@@ -1,14 +1,21 @@
 """The README's commands run as written, in order, and its links hold.
 
 Every ```sh block of README.md but the first (the set-up: `make demo`, `make test`
-and activating the venv, which is what this suite runs in) is run with bash, in
-order, in a copy of the checkout as a fresh clone has it (tracked and untracked
-files git does not ignore), with the venv's `bin` first on PATH as `. .venv/bin/
-activate` puts it: each block must exit 0. So the examples chain (the replay
-block replays the log the `play` block wrote, `standings` reads the league the
-`league` block played), they write only what .gitignore covers, and they cannot
-drift from the commands they show. The sample match report is checked against
-the report the command above it printed, with the numbers left out (`same_report`).
+and activating the venv, which is what this suite runs in) is run with bash in a
+copy of the checkout as a fresh clone has it (tracked and untracked files git does
+not ignore), with the venv's `bin` first on PATH as `. .venv/bin/activate` puts
+it: each block must exit 0. They cannot drift from the commands they show, and
+they write only what .gitignore covers.
+
+The README's blocks build on each other (the replay block replays the log the
+`play` block wrote and the league the `league` block played; the network blocks
+run `my_bot.py`, which the second block makes). They run as independent chains
+(`CHAINS`), each in its own copy and in the README's order, so the suite's
+workers run them side by side: every chain holds the blocks it needs before its
+own, and together the chains hold every block (`test_the_chains_hold_every_block`
+fails on a block the README gains until it is given a chain). The sample match
+report is checked against the report the command above it printed, with the
+numbers left out (`same_report`).
 
 The relative links of README.md and docs/*.md must name files (and GitHub
 anchors) that exist.
@@ -81,7 +88,44 @@ def numbers_out(text: str) -> list[str]:
     return [re.sub(r"[-+]?\d[\d.,]*", "N", line).rstrip() for line in text.splitlines() if line]
 
 
-def test_every_command_of_the_readme_runs_in_order_from_a_fresh_clone(tmp_path: Path) -> None:
+# Each chain: the README's blocks it runs, by what they start with, in the README's
+# order. A block needed by several chains (the one that makes `my_bot.py`) runs in
+# each of them.
+CHAINS: dict[str, tuple[str, ...]] = {
+    "kit": ("cp -r kits/javascript my-bot",),
+    "play-league-replay": (
+        "cp sample_bots/random_bot.py my_bot.py",
+        "cp examples/league.toml examples/my.toml",
+        "referee replay game-7.jsonl.gz",
+    ),
+    "match": ('referee match "greedy=',),
+    "tcp": ("cp sample_bots/random_bot.py my_bot.py", "(umask 077; referee token new mine >"),
+    "internet": ("cp sample_bots/random_bot.py my_bot.py", "referee keygen organiser.key"),
+    "arena": ("cp sample_bots/random_bot.py my_bot.py", "referee arena examples/arena.toml"),
+}
+
+
+def chain_blocks(chain: str) -> list[str]:
+    """The README's blocks of `chain`, in the README's order."""
+    every = shell_blocks()
+    found = []
+    for start in CHAINS[chain]:
+        matching = [b for b in every if b.startswith(start)]
+        assert len(matching) == 1, f"{chain}: {len(matching)} README blocks start with {start!r}"
+        found.append(matching[0])
+    order = [every.index(b) for b in found]
+    assert order == sorted(order), f"{chain}: its blocks are not in the README's order"
+    return found
+
+
+def test_the_chains_hold_every_block() -> None:
+    held = {block for chain in CHAINS for block in chain_blocks(chain)}
+    missing = [b.splitlines()[0] for b in shell_blocks() if b not in held]
+    assert not missing, f"README blocks no chain runs: {missing}"
+
+
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_the_readmes_commands_run_from_a_fresh_clone(tmp_path: Path, chain: str) -> None:
     here = fresh_copy(tmp_path / "clone")
     before = {p for p in here.rglob("*") if p.is_file()}
     env = {
@@ -91,7 +135,7 @@ def test_every_command_of_the_readme_runs_in_order_from_a_fresh_clone(tmp_path: 
         "COLUMNS": "120",
     }
     outputs: dict[str, str] = {}
-    for block in shell_blocks():
+    for block in chain_blocks(chain):
         done = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", block],
             cwd=here,
@@ -115,9 +159,10 @@ def test_every_command_of_the_readme_runs_in_order_from_a_fresh_clone(tmp_path: 
     ).stdout.split()
     assert set(new) <= set(ignored), f".gitignore misses: {sorted(set(new) - set(ignored))}"
     # The sample match report is what the match command above it prints.
-    match_cmd = next(b for b in shell_blocks() if "referee match" in b)
-    report = _block_after(README.read_text(), match_cmd)
-    assert same_report(report, outputs[match_cmd]), outputs[match_cmd]
+    for block, printed in outputs.items():
+        if "referee match" in block:
+            report = _block_after(README.read_text(), block)
+            assert same_report(report, printed), printed
 
 
 def same_report(sample: str, printed: str) -> bool:

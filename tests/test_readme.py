@@ -150,7 +150,8 @@ def test_the_readmes_commands_run_from_a_fresh_clone(tmp_path: Path, chain: str)
     new = sorted(
         str(p.relative_to(here)) for p in here.rglob("*") if p.is_file() and p not in before
     )
-    assert new, "the README's commands write logs, a league and pages"
+    if chain != "match":  # a match without --out keeps no file
+        assert new, "the README's commands write logs, a league and pages"
     ignored = subprocess.run(
         ["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"],
         input="\n".join(new) + "\n",

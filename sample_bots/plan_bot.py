@@ -13,14 +13,21 @@ Run it with the project's Python: `python sample_bots/plan_bot.py`.
 from __future__ import annotations
 
 from protocol.bot import Game, run
-from protocol.messages import Turn
+from protocol.messages import RulesInfo, Turn
 from referee.botkit import plan
 from referee.botkit.tracker import rules_of
+from referee.rules import Rules
+
+_rules: tuple[RulesInfo, Rules] | None = None  # the current game's, made once a game
 
 
 def choose(turn: Turn, game: Game) -> int:
     """The index of the chosen move in `turn.legal`."""
-    return plan.choose(turn, rules_of(game.start.rules))
+    global _rules
+    info = game.start.rules
+    if _rules is None or _rules[0] is not info:
+        _rules = (info, rules_of(info))
+    return plan.choose(turn, _rules[1])
 
 
 def main() -> None:

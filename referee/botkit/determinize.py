@@ -25,11 +25,13 @@ caller falls back to a heuristic.
 
 The work that does not depend on the guess (where each step left the public
 table, which tiles each pass rules out) is done once per decision and cached on
-the knowledge's step count.
+the knowledge's step count; the round's dealt first decision, once a round (a
+guess's is that state with the guess's hands and boneyard).
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,6 +53,14 @@ from ..rules import (
 from .knowledge import Knowledge, Step
 
 ATTEMPTS = 24  # guesses tried before a constrained slot is filled without its constraint
+FIRSTS_KEPT = 64  # rounds whose first decision `_start` remembers (see `_FIRSTS`)
+
+_full_set = functools.cache(full_set)
+
+# By a round's public start: its first decision as `round_state` made it for one guess
+# at the deal, and the set less the engine, sorted. Any guess's first decision is that
+# state with the guess's hands and boneyard (`_start`).
+_FIRSTS: dict[tuple[object, ...], tuple[State, list[Tile]]] = {}
 
 
 @dataclass(slots=True)
@@ -72,6 +82,8 @@ class _Plan:
     draws: list[tuple[Tile | None, _Slot | None]]  # each draw in order: a known tile or a slot
     pool: list[Tile]  # the tiles nobody has seen, in set order
     dealt: dict[int, list[_Slot]] = field(default_factory=dict)  # seat -> its dealt slots
+    first: State | None = None  # the round's first decision for one guess (`_FIRSTS`)
+    expected: list[Tile] = field(default_factory=list)  # the set less the engine, sorted
 
 
 class Determinizer:
@@ -156,7 +168,7 @@ def _prepare(k: Knowledge) -> _Plan | None:
     engine = k.rules.engines[k.round_index]
     engine_tile = Tile(engine, engine)
     seen = mine | {t for _, _, t in played if t is not None} | {engine_tile}
-    pool = [t for t in full_set(k.rules.max_pip) if t not in seen]
+    pool = [t for t in _full_set(k.rules.max_pip) if t not in seen]
 
     # First placement, constraints unknown: each played tile in the earliest slot it fits.
     if not _place_played(slots, played, {}):
@@ -205,21 +217,20 @@ def _place_played(
     """Put each tile an opponent played in one of its slots: the earliest one that was
     in its hand before the play and that no pass in between rules out, else the latest
     one before the play. False when a seat played more tiles than it could hold."""
+    by_seat: dict[int, list[_Slot]] = {}
+    for s in slots:
+        by_seat.setdefault(s.seat, []).append(s)
+    passes: dict[int, list[tuple[int, frozenset[Tile]]]] = {}
+    for step, (who, tiles) in constraints.items():
+        passes.setdefault(who, []).append((step, tiles))
     for index, seat, tile in played:
         assert tile is not None
-        fits = [s for s in slots if s.seat == seat and s.tile is None and s.acquired < index]
+        fits = [s for s in by_seat.get(seat, ()) if s.tile is None and s.acquired < index]
         if not fits:
             return False
+        ruled = [step for step, tiles in passes.get(seat, ()) if step < index and tile in tiles]
         chosen = next(
-            (
-                s
-                for s in fits
-                if not any(
-                    s.acquired < step < index and tile in tiles
-                    for step, (who, tiles) in constraints.items()
-                    if who == seat
-                )
-            ),
+            (s for s in fits if not any(s.acquired < step for step in ruled)),
             fits[-1],
         )
         chosen.tile = tile
@@ -294,10 +305,12 @@ def _guess(plan: _Plan, rng: random.Random, *, relaxed: bool) -> dict[int, Tile]
         if relaxed or not slot.forbidden:
             pick = len(left) - 1
         else:
-            allowed = [j for j, t in enumerate(left) if t not in slot.forbidden]
-            if not allowed:
+            forbidden = slot.forbidden
+            pick = len(left) - 1  # the last tile the slot allows
+            while pick >= 0 and left[pick] in forbidden:
+                pick -= 1
+            if pick < 0:
                 return None
-            pick = allowed[-1]
         if pick < 0:
             return None
         out[id(slot)] = left.pop(pick)
@@ -321,19 +334,51 @@ def _start(k: Knowledge, plan: _Plan, guess: dict[int, Tile], rng: random.Random
     rest = [t for t in plan.pool if t not in used]
     rng.shuffle(rest)
     boneyard = [*rest, *reversed([t for t in drawn if t is not None])]
-    try:
-        return round_state(
-            k.rules,
-            k.round_index,
-            k.results,
-            hands,
-            boneyard,
-            holder=k.holder,
-            starter=k.starter,
-            engine_draws=k.engine_draws,
-        )
-    except RulesError:
-        return None
+    if plan.first is None:
+        made = _first(k, hands, boneyard)
+        if made is None:
+            return None
+        plan.first, plan.expected = made
+    # What `round_state` makes of these hands and this boneyard: the same state but for
+    # them (it deals the round from scratch first, which is most of its cost).
+    hand_tiles = tuple(tuple(sorted(h)) for h in hands)
+    pile = tuple(boneyard)
+    if sorted([*pile, *(t for h in hand_tiles for t in h)]) != plan.expected:
+        return None  # round_state's RulesError: not the set less the engine
+    state = plan.first.copy()
+    state.hands = hand_tiles
+    state.boneyard = pile
+    state.fast_counts = tuple(len(h) for h in hand_tiles)
+    return state
+
+
+def _first(
+    k: Knowledge, hands: list[list[Tile]], boneyard: list[Tile]
+) -> tuple[State, list[Tile]] | None:
+    """The round's first decision as `round_state` makes it (for these hands and this
+    boneyard, the first time), and the set less the engine, sorted; None for
+    `round_state`'s error. Remembered by the round's public start (`_FIRSTS`)."""
+    key = (k.rules, k.round_index, k.results, k.holder, k.starter, k.engine_draws)
+    made = _FIRSTS.get(key)
+    if made is None:
+        try:
+            state = round_state(
+                k.rules,
+                k.round_index,
+                k.results,
+                hands,
+                boneyard,
+                holder=k.holder,
+                starter=k.starter,
+                engine_draws=k.engine_draws,
+            )
+        except RulesError:
+            return None
+        engine = Tile(state.engine, state.engine)
+        if len(_FIRSTS) >= FIRSTS_KEPT:
+            _FIRSTS.clear()
+        made = _FIRSTS[key] = state, [t for t in _full_set(k.rules.max_pip) if t != engine]
+    return made
 
 
 def _ends_turn_before(state: State, seat: int) -> State | None:

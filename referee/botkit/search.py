@@ -13,9 +13,9 @@ baseline decides.
 
 The rollout policy is the plan's idea made cheap: each seat keeps the longest chain
 for its own train (found once per hand and end, shared by every rollout of the
-decision) and sheds the rest first, heaviest first, follows doubles it can follow,
-and plays on its own train when its marker is up; a little noise keeps rollouts of
-one world apart.
+decision, and searched for only when it could change the move) and sheds the rest
+first, heaviest first, follows doubles it can follow, and plays on its own train when
+its marker is up; a little noise keeps rollouts of one world apart.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..rules import Move, MoveKind, State, Tile, apply, legal_moves
+from ..rules import Move, MoveKind, RoundEnd, State, Tile, apply, legal_moves
+from ..rules.scoring import finish_round
 from .determinize import Determinizer
 from .knowledge import Knowledge
 from .plan import longest_chain, non_play, plan_move, value_of
@@ -35,6 +36,8 @@ ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
 NOISE = 3.0  # rollout noise, in pips
 PLAN_CACHE = 20_000  # chain searches remembered per decision
 MARGIN = 2.0  # standard errors by which a move must beat the plan's
+PLAY = MoveKind.PLAY
+OUT = RoundEnd.OUT
 
 
 @dataclass
@@ -64,20 +67,25 @@ class Rollouts:
         return found
 
     def move(self, state: State, rng: random.Random) -> Move:
-        """The rollout policy's move for the seat to move."""
+        """The rollout policy's move for the seat to move.
+
+        Each play is valued both ways, with its tile in the plan and not (the same sums
+        in the same order either way), and the noise is drawn for every play in order,
+        before the plan is looked at. The chain search is skipped when its answer cannot
+        change the choice: no tile in hand meets the seat's train end (the plan is then
+        empty), or one play beats every other whichever way the plan goes."""
         moves = legal_moves(state)
         if len(moves) == 1:
             return moves[0]
-        plays = [m for m in moves if m.kind is MoveKind.PLAY]
+        plays = [m for m in moves if m.kind is PLAY]
         if not plays:
             return non_play(moves)
         seat = state.to_move
         hand = state.hands[seat]
-        plan = self.plan(hand, state.trains[seat].end)
         blank = state.rules.double_blank_score
         marker = state.markers[seat]
-        best = plays[0]
-        best_value = float("-inf")
+        out: list[float] = []  # each play's value with its tile off the plan
+        on: list[float] = []  # and on it
         for m in plays:
             t = m.tile
             assert t is not None
@@ -85,29 +93,51 @@ class Rollouts:
             if m.train == seat:
                 if marker:
                     v += 6.0
-                if t in plan:
-                    v += 2.0
-            elif t in plan:
-                v -= 8.0
+                w = v + 2.0
+            else:
+                w = v - 8.0
             if t.hi == t.lo:
-                v += 5.0 if any(t.hi in x for x in hand if x != t) else -3.0
+                bonus = 5.0 if any(t.hi in x for x in hand if x != t) else -3.0
+                v += bonus
+                w += bonus
             if m.announce:
                 v += 0.5
-            v += rng.random() * NOISE
-            if v > best_value:
-                best, best_value = m, v
-        return best
+                w += 0.5
+            noise = rng.random() * NOISE
+            out.append(v + noise)
+            on.append(w + noise)
+        end = state.trains[seat].end
+        values = out
+        if len(plays) > 1 and any(end in x for x in hand):
+            low = list(map(min, out, on))
+            high = list(map(max, out, on))
+            floor = max(low)
+            lead = low.index(floor)
+            high[lead] = -math.inf
+            if floor > max(high):
+                return plays[lead]  # the best whichever way the plan goes
+            plan = self.plan(hand, end)
+            values = [b if m.tile in plan else a for m, a, b in zip(plays, out, on, strict=True)]
+        return plays[values.index(max(values))]  # the first of the best, as a strict > keeps
 
     def finish(self, state: State, seat: int, rng: random.Random) -> float:
-        """Play the round out; the others' mean points less the seat's side's."""
+        """Play the round out; the others' mean points less the seat's side's.
+
+        A play of the mover's last tile ends the round with that seat out (outside a
+        masters first turn, `first_turns_complete`): it is scored here, as the engine
+        would, without the engine dealing the next round only to be dropped."""
         index = state.round_index
+        rules = state.rules
+        shortcut = not rules.first_turns_complete
         while state.round_index == index and state.outcome is None:
-            state = apply(state, self.move(state, rng), check=False)
-        scores = state.results[index].scores
-        side = state.table.group_of
-        others = [scores[s] for s in range(len(scores)) if side[s] != side[seat]]
-        mean = sum(others) / len(others) if others else 0.0
-        return mean - scores[seat]
+            move = self.move(state, rng)
+            mover = state.to_move
+            if shortcut and move.kind is PLAY and len(state.hands[mover]) == 1:
+                hands = (*state.hands[:mover], (), *state.hands[mover + 1 :])
+                result = finish_round(rules, index, state.engine, state.starter, OUT, hands)
+                return _side_score(result.scores, state.table.group_of, seat)
+            state = apply(state, move, check=False)
+        return _side_score(state.results[index].scores, state.table.group_of, seat)
 
 
 def search(
@@ -180,8 +210,11 @@ def _clearly_better(rows: Sequence[Sequence[float]], a: int, b: int) -> bool:
 
 def _score(state: State, index: int, seat: int) -> float:
     """The score of a round the candidate itself ended (the seat went out)."""
-    scores = state.results[index].scores
-    side = state.table.group_of
+    return _side_score(state.results[index].scores, state.table.group_of, seat)
+
+
+def _side_score(scores: Sequence[int], side: Sequence[int], seat: int) -> float:
+    """The others' mean points less the seat's (its side's) points."""
     others = [scores[s] for s in range(len(scores)) if side[s] != side[seat]]
     return (sum(others) / len(others) if others else 0.0) - scores[seat]
 

@@ -4,12 +4,16 @@ sets, and pass check-bot as real processes; the search thinks within its clock.
 In-process, each bot's own `choose` is given the turn requests and events the
 referee would send (`referee.game.wire`), so a whole game costs no process or pipe.
 The search runs with a fixed number of worlds there: the test is about legality,
-not time. The timing test is a real process under the referee's own clocks.
+not time. Two worlds are the fewest that take every path of the search (its paired
+comparison of a move with the plan's needs two; with two, as with three, it both
+keeps and overrules the plan's choice). The timing test is a real process under the
+referee's own clocks.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import random
 import sys
 from pathlib import Path
@@ -20,10 +24,22 @@ import pytest
 
 from protocol import messages as m
 from protocol.bot import Game
+from referee.botkit.search import Rollouts, _score
 from referee.bots.process import BotSpec
 from referee.game import wire
 from referee.game.checkbot import battery, check_bot
-from referee.rules import PRESETS, VARIANTS, apply, legal_moves, new_game, preset
+from referee.rules import (
+    PRESETS,
+    VARIANTS,
+    MoveKind,
+    apply,
+    legal_moves,
+    new_game,
+    position,
+    preset,
+)
+
+from ._games import decisions
 
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
@@ -96,9 +112,41 @@ def test_the_search_bot_plays_legal_moves_only(name: str) -> None:
     rules = preset(name)
     made = 0
     for seed in range(2):
-        bot = search_bot.SearchBot(cap_ms=0, worlds=3)
+        bot = search_bot.SearchBot(cap_ms=0, worlds=2)
         made += _play(name, seed, bot.choose, seed % rules.players)
     assert made > 40
+
+
+def test_the_rollouts_score_a_round_won_with_a_last_tile_as_the_engine_does() -> None:
+    """A rollout scores the play of a seat's last tile itself, without the engine's
+    `apply` (which would deal the next round, only for the rollout to drop it): in
+    every rule set, from every seat's side, what the engine's step and the rest of the
+    rollout give. In masters a seat out in the first turns leaves the others theirs."""
+    states = [
+        point.state
+        for name, seed in itertools.product(RULE_SETS, (0, 1))
+        for point in decisions(preset(name), seed)
+        if len(point.state.hands[point.state.to_move]) == 1
+    ]
+    early = [[(12, 5)], [(12, 1), (1, 2), (2, 3)], [(12, 3), (3, 4), (11, 0)], [(9, 0), (9, 9)]]
+    states.append(position(preset("masters"), early, first_turns=True))
+    ended = going_on = 0
+    for state in states:
+        for seat in range(state.rules.players):
+            rng = random.Random(seat)
+            move = Rollouts().move(state, rng)
+            if move.kind is not MoveKind.PLAY:
+                continue
+            after = apply(state, move)
+            if after.round_index != state.round_index or after.outcome is not None:
+                expected = _score(after, state.round_index, seat)
+                ended += 1
+            else:
+                expected = Rollouts().finish(after, seat, rng)
+                going_on += 1
+            got = Rollouts().finish(state, seat, random.Random(seat))
+            assert got == expected, (state.rules, seat, state)
+    assert ended > 100 and going_on > 0, (ended, going_on)
 
 
 @pytest.mark.parametrize("players", [2, 3, 5, 8])
@@ -110,7 +158,7 @@ def test_the_search_bot_plays_legal_moves_at_every_table_size(players: int) -> N
 
 @pytest.mark.parametrize("script", ["plan_bot.py", "search_bot.py"])
 async def test_the_baseline_bots_pass_check_bot(script: str) -> None:
-    argv = (sys.executable, str(BOTS / script))
+    argv: tuple[str, ...] = (sys.executable, str(BOTS / script))
     if script == "search_bot.py":
         argv += ("--budget-ms", "20")  # check-bot plays many games: think briefly
     checks = await check_bot(

@@ -3,7 +3,9 @@ holds no hidden fact of the real game, and respects what passes and draws reveal
 
 Property tests over many seeds and every preset; scenario tests with hand-dealt
 positions for the inferences (a pass rules tiles out; a tile drawn after the pass is
-free of it).
+free of it). Where a test looks at many decisions of one game, the seat's knowledge
+is the one built as the game goes (`decisions(..., known=True)`, equal to
+`Knowledge.from_moves` at every decision), not replayed from the round's start at each.
 """
 
 from __future__ import annotations
@@ -50,12 +52,12 @@ def test_every_world_gives_the_seat_the_same_view_and_legal_moves(name: str) -> 
     made = 0
     for seed in range(2):
         rng = random.Random(seed)
-        for i, point in enumerate(decisions(rules, seed)):
+        for i, point in enumerate(decisions(rules, seed, known=True)):
             if i % 7:
                 continue
             seat = point.state.to_move
-            k = Knowledge.from_moves(point.start, point.moves, seat)
-            det = Determinizer(k)
+            assert point.known is not None
+            det = Determinizer(point.known[seat])
             for _ in range(2):
                 world = det.world(rng, mover=seat)
                 if world is None:
@@ -88,10 +90,11 @@ def test_strict_worlds_are_histories_that_could_have_happened(
 def test_knowledge_holds_no_hidden_tile_and_worlds_come_from_it_alone() -> None:
     """Every tile the knowledge names is the seat's own (dealt or drawn) or on the
     table; another seat's draw names no tile. So the worlds, which are made from the
-    knowledge and the random numbers alone, cannot carry a hidden fact."""
+    knowledge and the random numbers alone, cannot carry a hidden fact: the knowledge
+    `from_moves` replays and the one built as the game went give the same world."""
     rules = preset("standard", players=3)
     checked = 0
-    for point in decisions(rules, 5):
+    for point in decisions(rules, 5, known=True):
         if point.state.to_move != 0 or len(point.moves) < 8:
             continue
         k = Knowledge.from_moves(point.start, point.moves, 0)
@@ -106,10 +109,9 @@ def test_knowledge_holds_no_hidden_tile_and_worlds_come_from_it_alone() -> None:
                 named.add(step.move.tile)
         own = set(point.state.hands[0])
         assert named <= own | table | set(k.hand)
+        assert point.known is not None
         a = Determinizer(k).world(random.Random(1), mover=0)
-        b = Determinizer(Knowledge.from_moves(point.start, point.moves, 0)).world(
-            random.Random(1), mover=0
-        )
+        b = Determinizer(point.known[0]).world(random.Random(1), mover=0)
         assert a is not None and b is not None
         assert (a.hands, a.boneyard) == (b.hands, b.boneyard)
         checked += 1

@@ -46,7 +46,6 @@ EVERYDAY = (
     "tests/botkit/test_determinize.py",
     "tests/botkit/test_tracker.py",
     "tests/botkit/test_baseline_bots.py::test_the_plan_bot_plays_legal_moves_only",
-    "tests/botkit/test_baseline_bots.py::test_the_search_bot_plays_legal_moves_only",
     "tests/botkit/test_baseline_bots.py::test_the_search_budget",
     "tests/league/test_config.py",
     "tests/league/test_config_types.py",

@@ -260,7 +260,7 @@ def say_written(console: Console, config: LeagueConfig, site: LiveSite | None) -
     from ..text import shown
 
     out = shown(config.out.resolve())  # a folder's name is not markup
-    console.print(f"standings written to {out}/standings.{{json,csv,md,png}}", markup=False)
+    console.print(f"standings written to {out}/standings.{{json,csv,md,svg}}", markup=False)
     if site is not None and site.report is not None:
         folder = shown(site.report.folder.resolve())
         console.print(f"results site written to {folder}/index.html", markup=False)

@@ -268,7 +268,7 @@ def test_a_local_cluster_gives_the_same_standings_as_one_machine(tmp_path: Path)
     assert sorted(where) == list(range(24))
     assert all(w.startswith("tcp://127.0.0.1:") for w in where.values()), where
     assert len(set(where.values())) == 2, Counter(where.values())
-    for suffix in ("csv", "md", "png"):
+    for suffix in ("csv", "md", "svg"):
         assert (out / f"standings.{suffix}").stat().st_size > 0
     said = (tmp_path / "run.out").read_text()
     assert "standings written to" in said

@@ -299,7 +299,7 @@ async def test_one_job_or_four_give_the_same_standings(tmp_path: Path) -> None:
     )
     assert other_key.games == 24
     for out in ("one", "four"):
-        for suffix in ("json", "csv", "md", "png"):
+        for suffix in ("json", "csv", "md", "svg"):
             assert (tmp_path / out / f"standings.{suffix}").stat().st_size > 0
         written = json.loads((tmp_path / out / "standings.json").read_text())
         assert core(written) == core(json.loads(json.dumps(one.to_json())))
@@ -423,7 +423,7 @@ def test_resume_after_sigkill_at_random_points_gives_the_same_standings(tmp_path
     assert outcomes(records) == outcomes(ledger_records(tmp_path / "whole")), note
     written = json.loads((out / "standings.json").read_text())
     assert core(written) == core(json.loads(json.dumps(reference.to_json()))), note
-    for suffix in ("csv", "md", "png"):
+    for suffix in ("csv", "md", "svg"):
         assert (out / f"standings.{suffix}").stat().st_size > 0
 
 
@@ -513,7 +513,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes_the_league(tmp_path: Path) -> 
     reference = trio.run(run, pinned(path, tmp_path / "whole", key, deal_key), 2)
     written = json.loads((out / "standings.json").read_text())
     assert core(written) == core(json.loads(json.dumps(reference.to_json())))
-    for suffix in ("csv", "md", "png"):
+    for suffix in ("csv", "md", "svg"):
         assert (out / f"standings.{suffix}").stat().st_size > 0
     assert "standings written to" in resumed.stdout
 

@@ -87,8 +87,9 @@ system-deps:
 # 2-core machine, under ten with four other busy processes. Tests marked `alone`
 # measure the referee's timing under its own load (64 games with 100 ms moves, a
 # referee stopped 300 ms a second): they run afterwards, by themselves.
+TEST_WORKERS ?= 3
 test: lint typecheck system-deps
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 3 --dist worksteal -rfEs -m "not alone"
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -rfEs -m "not alone"
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -rfEs -m alone
 
 # The everyday loop, under a minute on a quiet 2-core machine: ruff, mypy (its cache

@@ -81,13 +81,14 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
 
-# Three test processes on two cores, the longest tests first and the rest shared as
-# workers free up (worksteal); Hypothesis's `ci` profile draws the same examples on every
-# run. Targets (tests/README.md has the measurements): under five minutes on a quiet
-# 2-core machine, under ten with four other busy processes. Tests marked `alone`
-# measure the referee's timing under its own load (64 games with 100 ms moves, a
-# referee stopped 300 ms a second): they run afterwards, by themselves.
-TEST_WORKERS ?= 3
+# Four test processes on two cores (most tests wait on bot processes and clocks part of
+# the time, and on a busy machine each process gets its share of the cores), the
+# longest tests first and the rest shared as workers free up (worksteal); Hypothesis's
+# `ci` profile draws the same examples on every run. Targets and measurements:
+# tests/README.md. Tests marked `alone` measure the referee's timing under its own
+# load (64 games with 100 ms moves, a referee stopped 300 ms a second): they run
+# afterwards, by themselves.
+TEST_WORKERS ?= 4
 test: lint typecheck system-deps
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -rfEs -m "not alone"
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -rfEs -m alone

@@ -12,6 +12,13 @@ units), at a 95% family-wise level spent over the looks. The final stops at the
 first look that separates every adjacent pair, or when the next round would pass the
 budget, and says which pairs it could not separate. A stopped final resumes where it
 was: its field is kept, and its recorded games count.
+
+A tcp finalist plays over the final's own listener (`referee arena final --port`): the
+final admits it, waits for its first login, and plays as `referee serve` does (a seat
+whose bot is not there within the startup time is forfeited). A separation that rests
+on forfeits is never reported as a result: a pair with a finalist that forfeited a
+game of the final is not separated by it, the final stops once every other pair is
+settled, and its verdict, page and exit status say so.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +54,10 @@ class FinalResult:
     pairs: list[PairResult]
     rounds: int
     games: int
-    complete: bool  # every adjacent pair separated
+    complete: bool  # every adjacent pair separated, and no game forfeited
     summary: str
+    # The finalists that forfeited games of the final: name -> (games, first reason).
+    forfeits: dict[str, tuple[int, str]] = dataclass_field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +68,7 @@ class FinalResult:
             "games": self.games,
             "complete": self.complete,
             "summary": self.summary,
+            "forfeits": {n: {"games": k, "first": why} for n, (k, why) in self.forfeits.items()},
         }
 
 
@@ -122,29 +133,52 @@ async def run_final(
     quiet: bool = False,
     auto: str | None = None,
     min_units: int = 6,
+    server: Any = None,
+    wait_s: float = 60.0,
 ) -> FinalResult:
     """Play (or resume) the final among the top `top` versions; its result, also kept in
-    the ledger and written to OUT/final.json."""
+    the ledger and written to OUT/final.json. `server` (a `BotServer` listening) seats
+    the tcp finalists; the final waits up to `wait_s` for each one's first login."""
     if ledger.meta("frozen") is None:
         raise ArenaError(
             "freeze the arena first (`referee arena freeze DIR`): a final is played once "
             "entries are closed"
         )
     field = choose_field(ledger, arena, top)
+    remote = [v for v in map(ledger.version, field) if v is not None and v.tcp]
+    if remote and server is None:
+        raise ArenaError(
+            f"{', '.join(v.name for v in remote)}: a tcp finalist plays over the network: give "
+            "`referee arena final` --port (and --host, --tls as for `referee arena`) and "
+            "have it connect there"
+        )
     size = min(arena.sizes[0], len(field))
     tables = list(itertools.combinations(field, size))
     key = ledger.secret("deal_key")
     seed_key = ledger.secret("bot_seed_key")
     # The final's own lines are its rounds: not one line a game.
-    run = ArenaRun(arena, ledger, console, jobs, True, None, None, auto)
+    run = ArenaRun(arena, ledger, console, jobs, True, server, None, auto)
 
     def say(line: str) -> None:
         if not quiet:
             console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
 
     say(f"final among {', '.join(field)}: tables of {size}, {len(tables)} a round")
+    if remote:
+        names = [v.name for v in remote]
+        for v in remote:
+            server.admit(v.name, bytes.fromhex(v.bot["token_sha256"]))
+        say(f"waiting up to {wait_s:g} s for the tcp finalists to connect: {', '.join(names)}")
+        logged = await server.first_nonces(names, wait_s)
+        absent = [n for n, nonce in logged.items() if nonce is None]
+        if absent:
+            say(
+                f"not connected: {', '.join(absent)}; each of its seats waits the startup "
+                "time, then is forfeited (and the final gives no result for its pairs)"
+            )
     separation = Separation(min_units=min_units)
     pairs: list[PairResult] = []
+    forfeits: dict[str, tuple[int, str]] = {}
     rounds = 0
     per_round = sum(size if arena.arena.duplicate else 1 for _ in tables)
     complete = False
@@ -166,34 +200,58 @@ async def run_final(
                 for u in mine:
                     separation.add(pair_units(_unit_games(ledger, u)))
                 order = [r["name"] for r in standings_of(ledger, field, field)]
-                pairs = separation.look(order)
+                forfeits = ledger.forfeits("final")
+                pairs = [
+                    replace(p, separated=False) if {p.ahead, p.behind} & forfeits.keys() else p
+                    for p in separation.look(order)
+                ]
                 say(
                     f"round {rounds}: "
                     + "; ".join(
                         f"{p.ahead} > {p.behind} {p.mean:.3f} [{p.low:.3f}, {p.high:.3f}]"
                         + (" separated" if p.separated else "")
+                        + (" (forfeits)" if {p.ahead, p.behind} & forfeits.keys() else "")
                         for p in pairs
                     )
                 )
                 if all(p.separated for p in pairs):
                     complete = True
                     break
+                if forfeits and all(
+                    p.separated or {p.ahead, p.behind} & forfeits.keys() for p in pairs
+                ):
+                    break  # what is left to separate rests on forfeits
         finally:
             with trio.CancelScope(shield=True):
                 for pool in run.pools.values():
                     await pool.close()
             procs.cancel_scope.cancel()
     standings = standings_of(ledger, field, field)
+    forfeits = ledger.forfeits("final")
+    for row in standings:
+        row["forfeits"] = forfeits.get(row["name"], (0, ""))[0]
     games = ledger.count("final")
     apart = [f"{p.ahead} / {p.behind}" for p in pairs if not p.separated]
-    if complete:
+    if forfeits:
+        complete = False
+        seated = {row["name"]: row["games"] for row in standings}
+        said = "; ".join(
+            f"{n} forfeited {k} of its {seated.get(n, k)} games (first: {why})"
+            for n, (k, why) in forfeits.items()
+        )
+        summary = (
+            f"no result: {said}; a separation that rests on forfeits is not a result "
+            f"(not separated: {', '.join(apart) if apart else 'none'}; {rounds} rounds, "
+            f"{games} games)"
+        )
+    elif complete:
         summary = f"every adjacent pair separated at 95% after {rounds} rounds ({games} games)"
     else:
         summary = (
             f"the budget of {budget} games ran out after {rounds} rounds ({games} games); "
             f"not separated: {', '.join(apart) if apart else 'none'}"
         )
-    result = FinalResult(field, standings, pairs, rounds, games, complete, summary)
+    result = FinalResult(field, standings, pairs, rounds, games, complete, summary, forfeits)
     data = result.to_json()
     data["made"] = time.time()
     ledger.set_meta("final", json.dumps(data))

@@ -642,6 +642,25 @@ class ArenaLedger:
         )
         return [_game(r) for r in rows]
 
+    def forfeits(self, stage: str) -> dict[str, tuple[int, str]]:
+        """The versions that forfeited games of `stage`: name -> (games forfeited, the
+        first one's reason), in the order of the games."""
+        found: dict[str, tuple[int, str]] = {}
+        rows = self.db.execute("SELECT record FROM games WHERE stage = ? ORDER BY idx", (stage,))
+        for (text,) in rows:
+            data = json.loads(text)
+            for seat, gone in enumerate(data["forfeited"]):
+                if not gone:
+                    continue
+                name = data["seats"][seat]
+                why = next(
+                    (f"{f['kind']}: {f['detail']}" for f in data["faults"] if f["seat"] == seat),
+                    "forfeited",
+                )
+                count, first = found.get(name, (0, why))
+                found[name] = (count + 1, first)
+        return found
+
     def record_of(self, idx: int) -> Record | None:
         row = self.db.execute("SELECT record FROM games WHERE idx = ?", (idx,)).fetchone()
         if row is None:

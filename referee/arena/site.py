@@ -409,23 +409,37 @@ def _final_page(title: str, final: dict[str, object], built: str) -> str:
                 (esc(s["name"]), s["name"]),
                 (f"{s['score']:.3f}", s["score"]),
                 (str(s["games"]), s["games"]),
+                (str(s.get("forfeits", 0)), s.get("forfeits", 0)),
             ],
         )
         for k, s in enumerate(standings, start=1)
     ]
+    forfeits = final.get("forfeits") or {}
+    assert isinstance(forfeits, dict)
     pairs = final.get("pairs", [])
     assert isinstance(pairs, list)
     items = "".join(
         f"<li>{esc(p['ahead'])} over {esc(p['behind'])}: {p['mean']:.3f} "
         f"[{p['low']:.3f}, {p['high']:.3f}] over {p['units']} units: "
-        f"{'separated' if p['separated'] else 'not separated'}</li>"
+        + (
+            "not a result: forfeits"
+            if p["ahead"] in forfeits or p["behind"] in forfeits
+            else ("separated" if p["separated"] else "not separated")
+        )
+        + "</li>"
         for p in pairs
     )
+    warning = "".join(
+        f"<p><strong>{esc(name)} forfeited {f['games']} games of the final (first: "
+        f"{esc(f['first'])}): a separation that rests on forfeits is not a result."
+        "</strong></p>"
+        for name, f in forfeits.items()
+    )
+    columns = [("#", "num"), ("version", "text"), ("score", "num"), ("games", "num")]
     body = (
         f"<p>{esc(final.get('summary', ''))}</p>"
-        + table(
-            "final", [("#", "num"), ("version", "text"), ("score", "num"), ("games", "num")], rows
-        )
+        + warning
+        + table("final", [*columns, ("forfeits", "num")], rows)
         + f"<h2>Adjacent pairs</h2><ul>{items}</ul>"
     )
     nav = f'<a href="index.html">← {esc(title)}</a>'

@@ -118,7 +118,6 @@ def arena_run_cmd(
     from ..league.cluster import ClusterError
     from ..league.config import ConfigError, default_jobs
     from ..logs.outputs import OutputError
-    from ..net.tls import TlsError, is_loopback, self_signed, server_tls
     from ..text import ShownFormatter
     from .league_options import open_cluster
 
@@ -136,17 +135,7 @@ def arena_run_cmd(
         arena = parse_arena(raw, path, out=Path(out) if out else None)
     except ConfigError as exc:
         fail(str(exc))
-    secure = tls_mode is not None or tls_cert is not None
-    if (tls_cert is None) != (tls_key is None):
-        fail("--tls-cert and --tls-key: give both, the certificate chain and its key")
-    if port is None and (secure or insecure_plaintext):
-        fail("--tls, --tls-cert and --insecure-plaintext are for tcp bots: give --port too")
-    if port is not None and not is_loopback(host) and not secure and not insecure_plaintext:
-        fail(
-            f"--host {host}: plain TCP on an address that is not loopback would show every "
-            "token and hand to the network; serve over TLS (--tls self-signed, or --tls-cert "
-            "and --tls-key), or allow it with --insecure-plaintext"
-        )
+    _check_listener(host, port, tls_mode, tls_cert, tls_key, insecure_plaintext)
     console = wide_console()
     site = None
     if site_dir is not None:
@@ -168,25 +157,10 @@ def arena_run_cmd(
                 raw=raw,
                 cluster=opened,
             )
-        from ..net.server import BotServer
-        from ..net.tls import ServerTls
-
-        tls: ServerTls | None = None
-        try:
-            if tls_cert is not None and tls_key is not None:
-                tls = server_tls(Path(tls_cert), Path(tls_key))
-            elif tls_mode is not None:
-                tls = self_signed(arena.out / "tls", host)
-        except TlsError as exc:
-            fail(str(exc))
-        server = BotServer(arena.probe_config(arena.sizes[0]), tls=tls.context if tls else None)
+        server, tls = _server(arena, host, tls_mode, tls_cert, tls_key)
         prepare(arena, raw).close()  # `arena add` works once it says it listens
         async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(server.serve, host, port)
-            name = listeners[0].socket.getsockname()
-            where = f"{name[0]}:{name[1]}"
-            extra = f" (TLS, certificate {tls.fingerprint})" if tls is not None else ""
-            print(f"listening on {where}{extra}", flush=True)
+            where = await _listen(nursery, server, host, port, tls)
 
             def started(run: ArenaRun) -> None:
                 (arena.out / "address").write_text(where + "\n", encoding="utf-8")
@@ -229,6 +203,62 @@ def arena_run_cmd(
         f"referee arena {shlex.quote(arena_file)}",
         file=sys.stderr,
     )
+
+
+def _check_listener(
+    host: str,
+    port: int | None,
+    tls_mode: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    insecure_plaintext: bool,
+) -> None:
+    """The listener's options hold together (`arena` and `arena final` alike), before
+    anything starts."""
+    from ..net.tls import is_loopback
+
+    secure = tls_mode is not None or tls_cert is not None
+    if (tls_cert is None) != (tls_key is None):
+        fail("--tls-cert and --tls-key: give both, the certificate chain and its key")
+    if port is None and (secure or insecure_plaintext):
+        fail("--tls, --tls-cert and --insecure-plaintext are for tcp bots: give --port too")
+    if port is not None and not is_loopback(host) and not secure and not insecure_plaintext:
+        fail(
+            f"--host {host}: plain TCP on an address that is not loopback would show every "
+            "token and hand to the network; serve over TLS (--tls self-signed, or --tls-cert "
+            "and --tls-key), or allow it with --insecure-plaintext"
+        )
+
+
+def _server(
+    arena: ArenaConfig, host: str, tls_mode: str | None, tls_cert: str | None, tls_key: str | None
+) -> tuple[Any, Any]:
+    """The arena's server of tcp bots and its TLS (None: plain TCP); a bad certificate
+    or key is one line, exit 2, before anything is written."""
+    from ..net.server import BotServer
+    from ..net.tls import ServerTls, TlsError, self_signed, server_tls
+
+    tls: ServerTls | None = None
+    try:
+        if tls_cert is not None and tls_key is not None:
+            tls = server_tls(Path(tls_cert), Path(tls_key))
+        elif tls_mode is not None:
+            tls = self_signed(arena.out / "tls", host)
+    except TlsError as exc:
+        fail(str(exc))
+    server = BotServer(arena.probe_config(arena.sizes[0]), tls=tls.context if tls else None)
+    return server, tls
+
+
+async def _listen(nursery: Any, server: Any, host: str, port: int, tls: Any) -> str:
+    """Start listening; say where (and the certificate's fingerprint, for `connect
+    --pin`) in the line tcp bots' authors wait for. Its address."""
+    listeners = await nursery.start(server.serve, host, port)
+    name = listeners[0].socket.getsockname()
+    where = f"{name[0]}:{name[1]}"
+    extra = f" (TLS, certificate {tls.fingerprint})" if tls is not None else ""
+    print(f"listening on {where}{extra}", flush=True)
+    return where
 
 
 def _bot_table(
@@ -577,14 +607,43 @@ def arena_freeze_cmd(folder: str) -> None:
     default=None,
     help="Bring this site up to date after it.",
 )
+@click.option("--host", default="127.0.0.1", show_default=True, help="Where tcp finalists connect.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Listen for tcp finalists on this port (0: a free one); needed when one is a finalist.",
+)
+@tls_options
+@click.option(
+    "--wait-s",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="How long to wait for the tcp finalists' first login before the first round.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
 def arena_final_cmd(
-    folder: str, top: int, budget: int, jobs: int | None, site_dir: str | None, quiet: bool
+    folder: str,
+    top: int,
+    budget: int,
+    jobs: int | None,
+    site_dir: str | None,
+    host: str,
+    port: int | None,
+    tls_mode: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    insecure_plaintext: bool,
+    wait_s: float,
+    quiet: bool,
 ) -> None:
     """Play the final among the top N versions (the arena stopped and frozen): a
     duplicate round-robin on fresh deals until every adjacent pair is separated at 95%
-    or the budget runs out. Exit 0 when every pair was separated, 1 when not."""
-    from ..arena.final import run_final
+    or the budget runs out. A tcp finalist connects to --port. Exit 0 when every pair
+    was separated, 1 when the budget ran out first, 3 when a finalist forfeited games
+    (a separation that rests on forfeits is no result)."""
+    from ..arena.final import FinalResult, run_final
     from ..arena.ledger import ArenaError
     from ..arena.run import arena_lock
     from ..arena.site import build_arena_site
@@ -592,23 +651,44 @@ def arena_final_cmd(
     from ..league.config import default_jobs
     from ..text import shown
 
+    _check_listener(host, port, tls_mode, tls_cert, tls_key, insecure_plaintext)
     arena, ledger = _open(folder)
     console = wide_console()
+
+    async def final(server: Any) -> FinalResult:
+        return await run_final(
+            arena,
+            ledger,
+            top=top,
+            budget=budget,
+            jobs=jobs or default_jobs(),
+            console=console,
+            quiet=quiet,
+            auto=auto,
+            server=server,
+            wait_s=wait_s,
+        )
+
+    async def serve() -> FinalResult:
+        import trio
+
+        if port is None:
+            return await final(None)
+        server, tls = _server(arena, host, tls_mode, tls_cert, tls_key)
+        async with trio.open_nursery() as nursery:
+            where = await _listen(nursery, server, host, port, tls)
+            (arena.out / "address").write_text(where + "\n", encoding="utf-8")
+            try:
+                return await final(server)
+            finally:
+                with trio.CancelScope(shield=True):
+                    await server.close()
+                nursery.cancel_scope.cancel()
+
     try:
         with arena_lock(arena.out):
             auto, _ = resolve("auto")
-            result = run_trio(
-                lambda: run_final(
-                    arena,
-                    ledger,
-                    top=top,
-                    budget=budget,
-                    jobs=jobs or default_jobs(),
-                    console=console,
-                    quiet=quiet,
-                    auto=auto,
-                )
-            )
+            result = run_trio(serve)
             if site_dir is not None:
                 build_arena_site(arena, ledger, Path(site_dir))
     except ArenaError as exc:
@@ -619,9 +699,12 @@ def arena_final_cmd(
     finally:
         ledger.close()
     for k, row in enumerate(result.standings, start=1):
-        click.echo(shown(f"{k}. {row['name']}  score {row['score']:.3f}  {row['games']} games"))
+        lost = f"  {row['forfeits']} forfeited" if row["forfeits"] else ""
+        click.echo(
+            shown(f"{k}. {row['name']}  score {row['score']:.3f}  {row['games']} games{lost}")
+        )
     click.echo(shown(result.summary))
-    sys.exit(0 if result.complete else 1)
+    sys.exit(3 if result.forfeits else 0 if result.complete else 1)
 
 
 @arena_cmd.command("site")

@@ -5,11 +5,16 @@ a final that cannot separate two equal bots says so when its budget runs out."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from referee.arena.ledger import ArenaLedger
 
-from ._arena import Running, arena_file, bot, referee
+from ._arena import LIMIT_S, ROOT, Running, arena_file, bot, games_of, referee
 
 # Whole games on the double-6 set: seven short rounds, so the better bot wins a game
 # far more surely than a round, and a final is over in a few dozen deals.
@@ -89,3 +94,115 @@ def test_a_final_says_which_pairs_it_could_not_separate(tmp_path: Path) -> None:
     # Resumed with another field size: refused, in one line.
     again = referee("arena", "final", str(out), "--top", "2", check=False)
     assert again.returncode == 2 and "--top 3" in again.stderr
+
+
+def _connect(address: str, name: str, token_file: Path, script: str) -> subprocess.Popen[bytes]:
+    """`referee connect` playing `script` as tcp entry `name`, once (no reconnect)."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "referee", "connect", address, "--name", name),
+            *("--token-file", str(token_file), "--no-reconnect", "--", *shlex.split(bot(script))),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _final(out: Path, *args: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee", "arena", "final", str(out), "--top", "2", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_tcp_finalist_plays_the_final_over_its_port_and_forfeits_are_no_result(
+    tmp_path: Path,
+) -> None:
+    """The README's walk-through as a newcomer met it: a tcp entry in the top two. The
+    final needs --port for it (refused in one line before any game without), seats it
+    when it connects, and a final in which it forfeits reports no separation: its
+    verdict, its page, final.json and its exit status (3) say so."""
+    # Short startup time: an absent tcp finalist's seat is forfeited after it.
+    rules = f"{RULES}\n\n[time]\nstartup_ms = 1500\nmove_ms = 1000"
+    path = arena_file(tmp_path, {"random": bot("sample_bots/random_bot.py")}, rules=rules)
+    out = tmp_path / "out"
+    run = Running(path, out, "--jobs", "1", "--port", "0")
+    client = None
+    try:
+        run.started()
+        added = referee("arena", "add", str(out), "net", "--tcp", "--author", "tia")
+        token_file = tmp_path / "net.token"
+        token_file.write_text(added.stdout.splitlines()[1] + "\n", encoding="utf-8")
+        token_file.chmod(0o600)
+        address = (out / "address").read_text(encoding="utf-8").strip()
+        # Said once the arena lets it log in: a login before that is refused.
+        run.wait("net@1 to be let in", lambda led: "net@1 joins (tcp)" in run.output())
+        client = _connect(address, "net@1", token_file, "sample_bots/greedy_bot.py")
+        run.wait("net@1 to play", lambda led: games_of(led, "net@1") >= 4)
+        assert run.stop() == 0
+    finally:
+        if client is not None:
+            client.kill()
+            client.wait()
+        run.close()
+    referee("arena", "freeze", str(out))
+    # Without a port the tcp finalist could not play: refused before any game.
+    refused = referee("arena", "final", str(out), "--top", "2", check=False)
+    assert refused.returncode == 2
+    assert "net@1: a tcp finalist plays over the network" in refused.stderr
+    assert "--port" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    led = ArenaLedger(out / "arena.db")
+    try:
+        assert led.count("final") == 0
+    finally:
+        led.close()
+    absent = tmp_path / "absent"
+    shutil.copytree(out, absent)
+
+    # Connected: it plays every game of the final, single games (one program).
+    final = _final(out, "--port", "0", "--wait-s", "60", "-j", "1")
+    assert final.stdout is not None
+    listening = final.stdout.readline()
+    assert listening.startswith("listening on "), listening
+    client = _connect(listening.split()[2], "net@1", token_file, "sample_bots/greedy_bot.py")
+    try:
+        printed, errors = final.communicate(timeout=LIMIT_S)
+    finally:
+        client.kill()
+        client.wait()
+    assert final.returncode == 0, printed + errors
+    assert "forfeit" not in printed
+    assert printed.splitlines()[-1].startswith("every adjacent pair separated at 95%")
+    result = json.loads((out / "final.json").read_text(encoding="utf-8"))
+    assert result["complete"] is True and result["forfeits"] == {}
+    assert [row["name"] for row in result["standings"]] == ["net@1", "random@1"]
+    led = ArenaLedger(out / "arena.db")
+    try:
+        finals = led.units(stage="final")
+        assert finals and all(u.games == 1 for u in finals)  # a tcp seat: single games
+        assert sum(g.faulted.count(True) for g in led.games(stage="final")) == 0
+    finally:
+        led.close()
+
+    # Never connected: its seat is forfeited, and that is no result.
+    final = _final(absent, "--port", "0", "--wait-s", "0.5", "--site", str(absent / "site"))
+    printed, errors = final.communicate(timeout=LIMIT_S)
+    assert final.returncode == 3, printed + errors
+    assert "not connected: net@1" in printed
+    last = printed.splitlines()[-1]
+    assert last.startswith("no result: net@1 forfeited 1 of its 1 games (first: "), last
+    assert "a separation that rests on forfeits is not a result" in last
+    assert "separated at 95%" not in printed
+    result = json.loads((absent / "final.json").read_text(encoding="utf-8"))
+    assert result["complete"] is False and result["forfeits"]["net@1"]["games"] == 1
+    assert [p["separated"] for p in result["pairs"]] == [False]
+    page = (absent / "site" / "final.html").read_text(encoding="utf-8")
+    assert "net@1 forfeited 1 games of the final" in page and "not a result: forfeits" in page

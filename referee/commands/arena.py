@@ -9,7 +9,7 @@ import logging
 import shlex
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,28 @@ def _open(folder: str) -> tuple[ArenaConfig, ArenaLedger]:
         fail(str(exc))
 
 
+Command = Callable[..., None]
+
+
+def listener_options(who: str, without: str) -> Callable[[Command], Command]:
+    """--host, --port and the TLS options of a listener for `who` (`arena`, `arena
+    final`); `without` says what happens with no --port."""
+
+    def apply(fn: Command) -> Command:
+        fn = tls_options(fn)
+        fn = click.option(
+            "--port",
+            type=click.IntRange(0, 65535),
+            default=None,
+            help=f"Listen for {who} on this port (0: a free one); {without}.",
+        )(fn)
+        return click.option(
+            "--host", default="127.0.0.1", show_default=True, help=f"Where {who} connect."
+        )(fn)
+
+    return apply
+
+
 @arena_cmd.command("run")
 @click.argument("arena_file", type=click.Path(dir_okay=False))
 @click.option("--out", metavar="DIRECTORY", default=None, help="The arena's folder.")
@@ -77,14 +99,7 @@ def _open(folder: str) -> tuple[ArenaConfig, ArenaLedger]:
     default=None,
     help="Keep the results site in this folder, refreshed as games finish.",
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="Where tcp bots connect.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=None,
-    help="Listen for tcp bots on this port (0: a free one); without it, tcp entries cannot play.",
-)
-@tls_options
+@listener_options("tcp bots", "without it, tcp entries cannot play")
 @click.option(
     "--cluster",
     metavar="local:N|ADDRESS",
@@ -607,14 +622,7 @@ def arena_freeze_cmd(folder: str) -> None:
     default=None,
     help="Bring this site up to date after it.",
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="Where tcp finalists connect.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=None,
-    help="Listen for tcp finalists on this port (0: a free one); needed when one is a finalist.",
-)
-@tls_options
+@listener_options("tcp finalists", "needed when one is a finalist")
 @click.option(
     "--wait-s",
     type=click.FloatRange(min=0),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .ledger import ArenaLedger, Version
 from .refit import refit
 
-SHOWN = ("active", "suspended", "retired")  # versions on the leaderboard
+SHOWN = ("active", "suspended", "retired", "removed")  # versions on the leaderboard
 REFIT_GROWTH = 0.1  # the refit is made again when the games grew by this share
 
 
@@ -32,8 +32,9 @@ class Row:
 
 
 def leaderboard(ledger: ArenaLedger, provisional_sigma: float) -> list[Row]:
-    """Every ranked version, best first: active and suspended ones, and retired ones
-    (which keep their place and history); ties by name."""
+    """Every ranked version, best first: active and suspended ones, and retired and
+    removed ones that played (which keep their place and history, marked); ties by
+    name."""
     fit = kept_refit(ledger)
     versions = [v for v in ledger.versions(SHOWN) if v.games > 0 or v.status == "active"]
     versions.sort(key=lambda v: (-v.conservative, v.name))

@@ -92,8 +92,11 @@ def prune_replays(out: Path, ledger: ArenaLedger, keep: int, site: Path | None) 
     return len(old)
 
 
-def build_arena_site(arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = None) -> Built:
-    """Bring the site in `to` (default OUT/site) up to date with the ledger."""
+def build_arena_site(
+    arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = None, *, live: bool = False
+) -> Built:
+    """Bring the site in `to` (default OUT/site) up to date with the ledger. `live`: the
+    arena runs, so its open units are in play (else they wait for it to start again)."""
     began = time.monotonic()
     site = to if to is not None else arena.out / "site"
     for folder in (site / "games", site / "logs", site / "assets"):
@@ -154,7 +157,7 @@ def build_arena_site(arena: ArenaConfig, ledger: ArenaLedger, to: Path | None = 
     final = ledger.meta("final")
     if final is not None:
         write_atomic(site / "final.html", _final_page(title, json.loads(final), built))
-    write_atomic(site / "index.html", _index(arena, ledger, board, last_page, built))
+    write_atomic(site / "index.html", _index(arena, ledger, board, last_page, built, live))
     ledger.set_meta("site_built", str(stamp))
     return Built(published, len(pending), len(touched), time.monotonic() - began)
 
@@ -287,7 +290,12 @@ def _board_table(board: Sequence[Row]) -> str:
 
 
 def _index(
-    arena: ArenaConfig, ledger: ArenaLedger, board: Sequence[Row], last: int, built: str
+    arena: ArenaConfig,
+    ledger: ArenaLedger,
+    board: Sequence[Row],
+    last: int,
+    built: str,
+    live: bool,
 ) -> str:
     games = ledger.count()
     open_units = ledger.units("open")
@@ -313,7 +321,13 @@ def _index(
         items = "".join(
             f"<li>unit {u.id} ({esc(u.stage)}): {esc(', '.join(u.seats))}</li>" for u in open_units
         )
-        parts.append(f"<h2>In play</h2><ul>{items}</ul>")
+        if live:
+            parts.append(f"<h2>In play</h2><ul>{items}</ul>")
+        else:
+            parts.append(
+                "<h2>Unfinished</h2><p>The arena is stopped: these units are played on when "
+                f"it starts again.</p><ul>{items}</ul>"
+            )
     if waiting:
         parts.append(
             "<h2>Waiting for validation</h2><ul>"
@@ -464,10 +478,10 @@ class ArenaSite:
         """Where the site is."""
         return self.to if self.to is not None else self.arena.out / "site"
 
-    def build(self) -> Built:
+    def build(self, live: bool = True) -> Built:
         ledger = ArenaLedger(self.arena.out / "arena.db")
         try:
-            return build_arena_site(self.arena, ledger, self.to)
+            return build_arena_site(self.arena, ledger, self.to, live=live)
         finally:
             ledger.close()
 
@@ -507,7 +521,11 @@ class ArenaSite:
             self._busy = False
 
     async def final(self) -> Built:
-        """The last build, when the run ends."""
-        built = await trio.to_thread.run_sync(self.build, abandon_on_cancel=False)
+        """The last build, when the run ends: nothing is in play any more. A refresh
+        still running finishes first, so this build is the one that stays."""
+        self._nursery = None  # no refresh starts from now on
+        while self._busy:
+            await trio.sleep(0.05)
+        built = await trio.to_thread.run_sync(self.build, False, abandon_on_cancel=False)
         self.builds += 1
         return built

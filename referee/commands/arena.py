@@ -720,11 +720,13 @@ def arena_final_cmd(
 @click.option("--to", metavar="DIRECTORY", default=None, help="Where (default DIR/site).")
 def arena_site_cmd(folder: str, to: str | None) -> None:
     """Build (or bring up to date) the arena's results site."""
+    from ..arena.run import running
     from ..arena.site import build_arena_site
 
     arena, ledger = _open(folder)
     try:
-        built = build_arena_site(arena, ledger, Path(to) if to else None)
+        live = running(arena.out)  # an arena playing now: its open units are in play
+        built = build_arena_site(arena, ledger, Path(to) if to else None, live=live)
     finally:
         ledger.close()
     click.echo(

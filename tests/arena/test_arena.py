@@ -74,6 +74,7 @@ def test_entries_join_change_and_leave_while_the_arena_runs(tmp_path: Path) -> N
         # its removal were abandoned, never played on.
         rows = led.db.execute("SELECT unit, rotation, COUNT(*) FROM games GROUP BY unit, rotation")
         assert all(n == 1 for _, _, n in rows)
+        unfinished = led.units("open")
         for unit in led.units():
             got = led.recorded_rotations(unit.id)
             assert got <= set(range(unit.games))
@@ -81,9 +82,18 @@ def test_entries_join_change_and_leave_while_the_arena_runs(tmp_path: Path) -> N
                 assert got == set(range(unit.games))
     finally:
         led.close()
+    # The removed version keeps its place on the leaderboard, marked removed.
+    board = json.loads(referee("arena", "status", str(out), "--json").stdout)["leaderboard"]
+    assert {row["version"]: row["status"] for row in board}["newbie@1"] == "removed"
     site = tmp_path / "site"
     index = (site / "index.html").read_text(encoding="utf-8")
     assert "greedy@1" in index and "random@2" in index
+    row = next(r for r in index.split("<tr")[1:] if "newbie@1" in r)
+    assert "removed" in row
+    # The arena's last refresh of its site, when it stopped: nothing is in play; a
+    # unit cut short by the stop is shown as unfinished.
+    assert "<h2>In play</h2>" not in index
+    assert ("<h2>Unfinished</h2>" in index) == bool(unfinished)
     page = (site / "bot-crasher.html").read_text(encoding="utf-8")
     assert "rejected" in page and "check-bot: handshake" in page
 

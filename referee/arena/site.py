@@ -353,23 +353,26 @@ def _index(
 
 
 def rating_steps_svg(steps: Sequence[tuple[int, float, float]]) -> str:
-    """μ − 3σ game by game (the newest steps the ledger keeps), as a small SVG line."""
+    """μ − 3σ game by game (the newest steps the ledger keeps), as a small SVG line: its
+    highest and lowest values labelled at the left, in a margin of their own, so the
+    line never runs under them and no label leaves the drawing."""
     if len(steps) < 2:
         return ""
     values = [mu - 3 * s for _, mu, s in steps]
     lo, hi = min(values), max(values)
     span = max(hi - lo, 1e-9)
-    width, height = 600, 120
+    width, height, left, pad = 600, 120, 64, 14
     points = " ".join(
-        f"{k / (len(values) - 1) * width:.1f},{height - (v - lo) / span * (height - 10) - 5:.1f}"
+        f"{left + k / (len(values) - 1) * (width - left - 4):.1f},"
+        f"{height - pad - (v - lo) / span * (height - 2 * pad):.1f}"
         for k, v in enumerate(values)
     )
     return (
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'<svg class="chart" id="rating-steps" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="rating over its last {len(values)} games">'
         f'<polyline fill="none" stroke="currentColor" points="{points}"/>'
-        f'<text x="2" y="12" class="tick">{hi:.1f}</text>'
-        f'<text x="2" y="{height - 2}" class="tick">{lo:.1f}</text></svg>'
+        f'<text x="4" y="{pad + 4}" class="tick start">{hi:.1f}</text>'
+        f'<text x="4" y="{height - pad + 4}" class="tick start">{lo:.1f}</text></svg>'
     )
 
 

@@ -65,6 +65,15 @@ def test_the_arena_pages_at_every_width(browser: Browser, arena_site: Path) -> N
         resize(browser, width, height)
         no_overflow(browser)
         laid_out_well(browser, f"entry page at {width} px")
+        # The rating chart's labels are whole, inside the chart.
+        outside = browser.js(
+            "(() => { const svg = document.querySelector('svg.chart').getBoundingClientRect();"
+            " return [...document.querySelectorAll('svg.chart text')].filter(t => {"
+            " const r = t.getBoundingClientRect(); return r.left < svg.left ||"
+            " r.right > svg.right || r.top < svg.top || r.bottom > svg.bottom; })"
+            ".map(t => t.textContent); })()"
+        )
+        assert outside == [], f"chart labels cut off at {width} px: {outside}"
     resize(browser, 1400, 900)
     browser.open(arena_site / "bot-broken.html", 1400, 900)
     assert "rejected" in browser.js("document.querySelector('main').textContent")

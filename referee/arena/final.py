@@ -195,7 +195,8 @@ async def run_final(
                     count = size if arena.arena.duplicate and not tcp else 1
                     mine.append(ledger.open_unit("final", size, list(combo), count))
                 waiting = [u for u in mine if ledger_state(ledger, u) == "open"]
-                await _play(run, procs, waiting, key, seed_key)
+                if not await _play(run, procs, waiting, key, seed_key, budget):
+                    break  # a game would pass the budget (a resumed final, a smaller one)
                 rounds += 1
                 for u in mine:
                     separation.add(pair_units(_unit_games(ledger, u)))
@@ -265,18 +266,35 @@ def ledger_state(ledger: ArenaLedger, unit: Unit) -> str:
 
 
 async def _play(
-    run: ArenaRun, procs: trio.Nursery, units: list[Unit], key: bytes, seed_key: bytes
-) -> None:
-    """Play `units`, `run.jobs` at a time."""
+    run: ArenaRun,
+    procs: trio.Nursery,
+    units: list[Unit],
+    key: bytes,
+    seed_key: bytes,
+    budget: int,
+) -> bool:
+    """Play `units`, `run.jobs` at a time, but never a game that would take the final
+    past `budget` games: a unit whose games left do not fit is not started (it stays
+    open). True when every unit was played."""
     limit = trio.Semaphore(run.jobs)
+    ledger = run.ledger
+    reserved = ledger.count("final")
+    started = []
+    for unit in units:
+        left = unit.games - len(ledger.recorded_rotations(unit.id))
+        if reserved + left > budget:
+            break
+        reserved += left
+        started.append(unit)
 
     async def one(unit: Unit) -> None:
         async with limit:
             await run.play_unit(procs, unit, key, seed_key)
 
     async with trio.open_nursery() as nursery:
-        for unit in units:
+        for unit in started:
             nursery.start_soon(one, unit)
+    return len(started) == len(units)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

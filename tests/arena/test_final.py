@@ -8,8 +8,10 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from referee.arena.ledger import ArenaLedger
@@ -86,6 +88,7 @@ def test_a_final_separates_strong_medium_and_weak_and_stops_early(tmp_path: Path
 def test_a_final_says_which_pairs_it_could_not_separate(tmp_path: Path) -> None:
     random_bot = bot("sample_bots/random_bot.py")
     out = warm(tmp_path, {"r1": random_bot, "r2": random_bot, "r3": random_bot})
+    killed_and_resumed_within_its_budget(out, tmp_path / "cut")
     done = referee("arena", "final", str(out), "--top", "3", "--budget", "24", "-q", check=False)
     assert done.returncode == 1
     last = done.stdout.splitlines()[-1]
@@ -206,3 +209,52 @@ def test_a_tcp_finalist_plays_the_final_over_its_port_and_forfeits_are_no_result
     assert [p["separated"] for p in result["pairs"]] == [False]
     page = (absent / "site" / "final.html").read_text(encoding="utf-8")
     assert "net@1 forfeited 1 games of the final" in page and "not a result: forfeits" in page
+
+
+def killed_and_resumed_within_its_budget(warmed: Path, cut: Path) -> None:
+    """A final killed (SIGKILL) with a unit half played, resumed with the smallest
+    budget above what it recorded: it plays at most one game more. The budget given
+    to a run holds, whatever the earlier runs were given: a game that would pass it is
+    never started (a unit whose games left do not fit stays open)."""
+    shutil.copytree(warmed, cut)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    command = [sys.executable, "-m", "referee", "arena", "final", str(cut), "--top", "3", "-q"]
+    for _ in range(20):
+        final = subprocess.Popen(
+            [*command, "--budget", "60", "-j", "2"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        led = ArenaLedger(cut / "arena.db")
+        try:
+            seen = led.count("final")
+            while final.poll() is None and led.count("final") < seen + 2:
+                time.sleep(0.02)
+        finally:
+            led.close()
+        os.killpg(final.pid, signal.SIGKILL)
+        final.wait()
+        led = ArenaLedger(cut / "arena.db")
+        try:
+            recorded = led.count("final")
+            left = [u.games - len(led.recorded_rotations(u.id)) for u in led.units("open")]
+        finally:
+            led.close()
+        if max(left, default=0) >= 2:
+            break
+    else:
+        raise AssertionError("no kill left a unit with two games to play")
+    budget = recorded + 1
+    done = subprocess.run(
+        [*command, "--budget", str(budget)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith(f"the budget of {budget} games ran out")
+    led = ArenaLedger(cut / "arena.db")
+    try:
+        assert recorded <= led.count("final") <= budget
+    finally:
+        led.close()

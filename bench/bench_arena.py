@@ -74,7 +74,8 @@ from dataclasses import dataclass, field, replace
 import arena_scale
 from _machine import cpu_model
 
-from referee.arena.matchmaking import Candidate, table
+from referee.arena.matchmaking import Candidate, meeting_bound, overdue_games, table
+from referee.arena.meetings import simulate
 from referee.league.standings import rating_model
 from referee.rules import Rules, preset
 from referee.stats.players import Player, greedy_player, play_game, random_player
@@ -198,6 +199,8 @@ class Bot:
     last_end: int = 0  # arena time (games) its last game ended, or it joined
     burst: int = 0
     met: dict[str, int] = field(default_factory=dict)
+    since: dict[str, int] = field(default_factory=dict)  # its games since it met each other
+    last: frozenset[str] = frozenset()  # its last table
 
     @property
     def rating(self) -> float:
@@ -205,7 +208,7 @@ class Bot:
 
 
 def clone(bots: list[Bot]) -> list[Bot]:
-    return [replace(b, met=dict(b.met)) for b in bots]
+    return [replace(b, met=dict(b.met), since=dict(b.since)) for b in bots]
 
 
 class Arena:
@@ -232,10 +235,13 @@ class Arena:
                 idle_s=float(self.now - b.last_end),
                 burst=b.burst,
                 met=b.met,
+                since=b.since,
+                last=b.last,
             )
             for b in self.bots
         ]
-        seated = table(candidates, self.size, self.rng, randomly=self.randomly)
+        overdue = overdue_games(len(self.bots), self.size)
+        seated = table(candidates, self.size, self.rng, randomly=self.randomly, overdue=overdue)
         assert seated is not None, "every bot is free: a table can always be filled"
         bots = [by_name[c.name] for c in seated]
         ranks = self.bank.draw([b.kind for b in bots], self.rng)
@@ -247,12 +253,51 @@ class Arena:
             b.mu, b.sigma = team[0].mu, team[0].sigma
             b.games += 1
             b.last_end = self.now
+            b.last = frozenset(o.name for o in bots)
+            for o in self.bots:
+                if o is not b:
+                    b.since[o.name] = 0 if o in bots else b.since.get(o.name, b.games - 1) + 1
             if b.burst > 0:
                 b.burst -= 1
                 for o in bots:
                     if o is not b:
                         b.met[o.name] = b.met.get(o.name, 0) + 1
         return bots
+
+
+MEETINGS = [(4, 2, 2), (6, 3, 2), (10, 2, 2), (12, 3, 4), (15, 3, 5), (16, 4, 4), (25, 8, 3)]
+
+
+def meetings(quick: bool) -> int:
+    """Part 3: the most games a version played between two meetings with another, in
+    simulated arenas of n versions at tables of `size`, `jobs` at once
+    (`referee.arena.meetings`), with the meeting rules and without them, against the
+    stated bound (`referee.arena.matchmaking.meeting_bound`); and the tables in play."""
+    seeds = 3 if quick else 10
+    tables = 800 if quick else 3000
+    load_before = os.getloadavg()
+    print(f"meetings: {tables} tables a run, {seeds} seeds; worst = most games of one")
+    print("version between two meetings with another (median and max over the seeds)")
+    head = f"{'n':>3} {'size':>4} {'jobs':>4} | {'bound':>5} | {'with the rules':>22}"
+    print(head + f" | {'without (before)':>22}")
+    print(f"{'':15}| {'':5} | {'worst med max':>13} {'tables':>8} | {'worst med max':>13}")
+    within = True
+    for n, size, jobs in MEETINGS:
+        fair = [simulate(n, size, jobs, s, tables) for s in range(seeds)]
+        old = [simulate(n, size, jobs, s, tables, fair=False) for s in range(seeds)]
+        bound = meeting_bound(n, size)
+        worst = [m.worst for m in fair]
+        within = within and max(worst) <= bound
+        busy = statistics.median(m.tables_at_once for m in fair)
+        print(
+            f"{n:3} {size:4} {jobs:4} | {bound:5} | {statistics.median(worst):6.0f} "
+            f"{max(worst):6} {busy:8.2f} | {statistics.median(m.worst for m in old):6.0f} "
+            f"{max(m.worst for m in old):6}",
+            flush=True,
+        )
+    print(f"load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"every run within its bound: {'yes' if within else 'NO'}")
+    return 0 if within else 1
 
 
 def rank_of(bot: Bot, bots: Sequence[Bot]) -> int:
@@ -403,13 +448,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--part",
-        choices=["all", "matchmaking", "scale"],
+        choices=["all", "matchmaking", "meetings", "scale"],
         default="all",
-        help="part 1 (matchmaking), part 2 (scale: bench/arena_scale.py) or both",
+        help="part 1 (matchmaking), part 2 (scale: bench/arena_scale.py), part 3 "
+        "(meetings: how long two versions go without meeting) or all",
     )
     args = parser.parse_args(argv)
     if args.part == "scale":
         return arena_scale.main(["--quick"] if args.quick else [])
+    if args.part == "meetings":
+        return meetings(args.quick)
     try:
         ladder = Ladder(tuple(float(x) for x in args.ladder.split(",")))
     except ValueError:

@@ -17,17 +17,58 @@ as often (within two games), and no pair of them meets in every one of its games
 (which would tilt their results against each other by its presence). Closeness still
 counts among those: a close opponent's result says the most about the newcomer.
 
+Everyone **meets everyone**: a pair of versions (of different authors) that is
+**overdue** (one of them has played `overdue_games(n, size)` games since they last met,
+n the active versions) is seated together as soon as both are free, the most overdue
+pair first, before any seed by need. And a table never repeats, while other tables are
+in play, the very set of versions that last played together: with as many seats in play
+as versions, the versions that come free together are exactly the ones that just
+played, and seating them again would lock the arena into the same pairings for good;
+the table waits for another to end instead. `tests/arena/test_matchmaking.py`
+simulates arenas of every pool size, table size and number of tables at once, and
+checks that no pair goes more than `meeting_bound(n, size)` games of either without
+meeting.
+
 Everything random comes from the `random.Random` handed in: the same state, the same
 tables (the tests and `bench/bench_arena.py` rely on it).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 IDLE_SCALE_S = 60.0  # a version idle this long weighs as if it had played half its games
+
+
+def overdue_games(n: int, size: int) -> int:
+    """Games of a version after which a pair that has not met is overdue: six times what
+    tables drawn at random would take on average, (n − 1)/(size − 1), rounded up (late
+    enough to leave the tables close in rating, which rank a newcomer fastest)."""
+    return 6 * -(-max(n - 1, 1) // max(size - 1, 1))
+
+
+def meeting_bound(n: int, size: int) -> int:
+    """The most games either version of a pair plays between two of its meetings, for a
+    stable pool of `n` versions at tables of `size`, any number of tables at once:
+    `overdue_games` + 4n. An empirical bound: the simulations of
+    `referee.arena.meetings` (tests/arena/test_matchmaking.py, bench/bench_arena.py)
+    stay within it."""
+    return overdue_games(n, size) + 4 * n
+
+
+def history(name: str, recent: Sequence[Sequence[str]]) -> tuple[dict[str, int], frozenset[str]]:
+    """`Candidate.since` and `Candidate.last` of version `name` from the seats of its
+    most recent games, newest first: the games since it met each version seen there,
+    and the versions of its last table."""
+    since: dict[str, int] = {}
+    for k, seats in enumerate(recent):
+        for other in seats:
+            if other != name:
+                since.setdefault(other, k)
+    return since, frozenset(recent[0]) if recent else frozenset()
 
 
 @dataclass(frozen=True)
@@ -41,6 +82,13 @@ class Candidate:
     idle_s: float = 0.0  # since its last game ended, or it was accepted
     burst: int = 0  # games left of its newcomer burst; 0 when it is not a newcomer
     met: Mapping[str, int] = field(default_factory=dict)  # a newcomer's: opponents met in its burst
+    # Its games since it last met each other version (a name not given: all its games).
+    since: Mapping[str, int] = field(default_factory=dict)
+    last: frozenset[str] = frozenset()  # the versions of its last table, itself included
+
+    def apart(self, other: str) -> int:
+        """Its games since it last met `other`."""
+        return self.since.get(other, self.games)
 
 
 def priority(c: Candidate) -> float:
@@ -76,11 +124,15 @@ def table(
     pairs: Mapping[tuple[str, str], int] | None = None,
     pair_cap: int = 0,
     randomly: bool = False,
+    overdue: int = 0,
+    others_busy: bool = False,
 ) -> list[Candidate] | None:
     """The versions of one new table of `size` seats (the seed first), or None when the
     free versions cannot fill it. `pairs` counts this hour's games per pair (names
     sorted), capped at `pair_cap` (0: no cap). `randomly`: the reference the benchmark
-    compares with, `size` versions of distinct authors drawn uniformly."""
+    compares with, `size` versions of distinct authors drawn uniformly. `overdue` (0:
+    none): the games apart after which a free pair is seated first. `others_busy`: other
+    tables are in play, so a table may wait rather than repeat its versions' last one."""
     pairs = pairs or {}
     if randomly:
         pool = list(candidates)
@@ -97,6 +149,11 @@ def table(
         return None
     seated = [seed]
     newcomer = seed if seed.burst > 0 else None
+    if newcomer is None and overdue > 0:
+        late = _most_overdue(candidates, overdue, pairs, pair_cap)
+        if late is not None:
+            seed, partner = late
+            seated = [seed, partner]
     while len(seated) < size:
         free = [
             c
@@ -104,6 +161,8 @@ def table(
             if all(c.author != o.author for o in seated)
             and not any(_capped(c.name, o.name, pairs, pair_cap) for o in seated)
         ]
+        if others_busy:
+            free = [c for c in free if not _too_alike([*seated, c], size)]
         if not free:
             return None
         if newcomer is not None:
@@ -118,3 +177,34 @@ def table(
             window = rng.randint(1, len(free))
             seated.append(rng.choice(free[:window]))
     return seated
+
+
+def _most_overdue(
+    candidates: Sequence[Candidate], overdue: int, pairs: Mapping[tuple[str, str], int], cap: int
+) -> tuple[Candidate, Candidate] | None:
+    """The free pair (of different authors, not capped) longest apart, once at least
+    `overdue` games of one of them; the one with more games apart first. None when no
+    pair is overdue."""
+    best: tuple[int, str, str] | None = None
+    found: tuple[Candidate, Candidate] | None = None
+    for a, b in itertools.combinations(candidates, 2):
+        if a.author == b.author or _capped(a.name, b.name, pairs, cap):
+            continue
+        first, second = (a, b) if a.apart(b.name) >= b.apart(a.name) else (b, a)
+        gap = first.apart(second.name)
+        if gap < overdue:
+            continue
+        key = (-gap, first.name, second.name)
+        if best is None or key < best:
+            best, found = key, (first, second)
+    return found
+
+
+def _too_alike(seats: Sequence[Candidate], size: int) -> bool:
+    """Whether more than half the seats of a table of `size` (rounded up) would go to
+    versions that last played at one same table."""
+    tables: dict[frozenset[str], int] = {}
+    for c in seats:
+        if c.last:
+            tables[c.last] = tables.get(c.last, 0) + 1
+    return max(tables.values(), default=0) > -(-size // 2)

@@ -265,6 +265,10 @@ class ArenaRun:
             return None
         burst = self.arena.arena.newcomer_games
         met = await self.ledger.in_thread(_burst_meetings, self.ledger, free, burst)
+        sizes = self.arena.sizes
+        size = sizes[self.turn % len(sizes)]
+        overdue = matchmaking.overdue_games(len(active), size)
+        seen = await self.ledger.in_thread(_histories, self.ledger, free, overdue)
         candidates = [
             matchmaking.Candidate(
                 name=v.name,
@@ -274,16 +278,23 @@ class ArenaRun:
                 idle_s=max(0.0, now - v.last_end),
                 burst=max(0, burst - v.games),
                 met=met.get(v.name, {}),
+                since=seen[v.name][0],
+                last=seen[v.name][1],
             )
             for v in free
         ]
         pairs = await self.ledger.in_thread(self.ledger.pair_counts, now)
-        sizes = self.arena.sizes
         by_name = {v.name: v for v in free}
         for step in range(len(sizes)):
             size = sizes[(self.turn + step) % len(sizes)]
             chosen = matchmaking.table(
-                candidates, size, self.rng, pairs=pairs, pair_cap=self.arena.arena.pair_cap_per_hour
+                candidates,
+                size,
+                self.rng,
+                pairs=pairs,
+                pair_cap=self.arena.arena.pair_cap_per_hour,
+                overdue=matchmaking.overdue_games(len(active), size),
+                others_busy=bool(self.in_play),
             )
             if chosen is not None:
                 self.turn += 1
@@ -468,6 +479,17 @@ def _refit_at(path: Path) -> None:
 
 def secrets_seed() -> int:
     return int.from_bytes(os.urandom(8), "big")
+
+
+def _histories(
+    ledger: ArenaLedger, free: list[Version], games: int
+) -> dict[str, tuple[dict[str, int], frozenset[str]]]:
+    """Each free version's games since it met each other one (within its last `games`)
+    and the versions of its last table (`matchmaking.history`)."""
+    return {
+        v.name: matchmaking.history(v.name, [g.seats for g in ledger.games_of(v.name, games)])
+        for v in free
+    }
 
 
 def _burst_meetings(

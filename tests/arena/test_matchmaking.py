@@ -7,10 +7,18 @@ import itertools
 import random
 from collections import Counter
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.arena.matchmaking import Candidate, priority, seed_of, table
+from referee.arena.matchmaking import (
+    Candidate,
+    meeting_bound,
+    overdue_games,
+    priority,
+    seed_of,
+    table,
+)
+from referee.arena.meetings import simulate
 
 
 def pool(n: int, *, authors: int | None = None) -> list[Candidate]:
@@ -140,3 +148,60 @@ def test_the_same_state_gives_the_same_tables() -> None:
     field = pool(7)
     one = [table(field, 3, random.Random(8)) for _ in range(3)]
     assert one[0] == one[1] == one[2]
+
+
+# ---------------------------------------------------------------- everyone meets everyone
+
+
+def test_four_versions_at_two_tables_of_two_all_meet() -> None:
+    """The arena the issue ran: four versions, 2-seat tables, two at once. The versions
+    that come free together are the two that just played, so before the meeting rules
+    one pair never met (the rest of the pool was always busy); now every pair meets
+    within the bound, at the price of a table waiting now and then."""
+    before = simulate(4, 2, 2, seed=1, tables=600, fair=False)
+    assert before.worst >= 290  # two pairs locked together for good: the others never met
+    after = simulate(4, 2, 2, seed=1, tables=600)
+    assert after.worst <= meeting_bound(4, 2)
+    assert after.tables_at_once > 1.3  # most of the time both tables still play
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    size=st.integers(2, 4),
+    extra=st.integers(0, 12),
+    data=st.data(),
+    seed=st.integers(0, 2**16),
+)
+def test_no_pair_goes_longer_than_the_bound_without_meeting(
+    size: int, extra: int, data: st.DataObject, seed: int
+) -> None:
+    n = size + extra
+    jobs = data.draw(st.integers(1, max(1, n // size)), label="jobs")
+    authors = data.draw(st.sampled_from([None, max(size, n - n // 3)]), label="authors")
+    seen = simulate(n, size, jobs, seed=seed, tables=400, authors=authors)
+    assert seen.worst <= meeting_bound(n, size), (n, size, jobs, authors, seen)
+    assert seen.tables_at_once > 0.5 * jobs
+
+
+def test_an_overdue_pair_sits_down_first() -> None:
+    field = pool(6)
+    late = [
+        Candidate(c.name, c.author, c.mu, 40, since={o.name: 0 for o in field if o != c})
+        for c in field
+    ]
+    # b0 and b5 have not met in 40 games (overdue at 30); the rest met just now.
+    assert overdue_games(6, 2) == 30
+    b0 = Candidate("b0@1", "a0", 20.0, 40, since={f"b{i}@1": 0 for i in range(1, 5)})
+    late[0] = b0
+    for seed in range(20):
+        seats = table(late, 2, random.Random(seed), overdue=overdue_games(6, 2))
+        assert seats is not None and {c.name for c in seats} == {"b0@1", "b5@1"}
+
+
+def test_a_table_waits_rather_than_seat_most_of_one_last_table_again() -> None:
+    """While other tables play, no more than half the seats (rounded up) go to versions
+    that last sat at one table; with nothing else in play, the table is seated."""
+    last = frozenset({"b0@1", "b1@1"})
+    free = [Candidate(f"b{i}@1", f"a{i}", 20.0, 5, last=last) for i in range(2)]
+    assert table(free, 2, random.Random(0), others_busy=True) is None
+    assert table(free, 2, random.Random(0), others_busy=False) is not None

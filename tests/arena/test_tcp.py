@@ -37,6 +37,8 @@ def test_a_tcp_bot_joins_late_plays_single_games_and_leaves(tmp_path: Path) -> N
         token_file.write_text(token + "\n", encoding="utf-8")
         token_file.chmod(0o600)
         address = (out / "address").read_text(encoding="utf-8").strip()
+        # Said once the arena lets it log in: a login before that is refused.
+        run.wait("net@1 to be let in", lambda led: "net@1 joins (tcp)" in run.output())
         env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
         connect = subprocess.Popen(
             [

@@ -633,6 +633,16 @@ class ArenaLedger:
         query = f"SELECT {_GAME_COLUMNS} FROM {table} WHERE {condition} ORDER BY {order}"
         return [_game(r) for r in self.db.execute(query, tuple(args))]
 
+    def recent_seats(self, name: str, limit: int) -> list[list[str]]:
+        """The seats of a version's newest `limit` games, newest first (what matchmaking
+        reads of its history: only the seats, decoded)."""
+        rows = self.db.execute(
+            "SELECT g.seats FROM plays p JOIN games g ON g.idx = p.idx WHERE p.name = ? "
+            "ORDER BY p.idx DESC LIMIT ?",
+            (name, limit),
+        )
+        return [json.loads(r[0]) for r in rows]
+
     def games_of(self, name: str, limit: int) -> list[Game]:
         """A version's newest games, newest first."""
         rows = self.db.execute(

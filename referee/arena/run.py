@@ -266,9 +266,10 @@ class ArenaRun:
         burst = self.arena.arena.newcomer_games
         met = await self.ledger.in_thread(_burst_meetings, self.ledger, free, burst)
         sizes = self.arena.sizes
-        size = sizes[self.turn % len(sizes)]
-        overdue = matchmaking.overdue_games(len(active), size)
-        seen = await self.ledger.in_thread(_histories, self.ledger, free, overdue)
+        # Enough of each one's history for the largest threshold of any table size: a
+        # pair not met within it is overdue at every size.
+        window = max(matchmaking.overdue_games(len(active), s) for s in sizes)
+        seen = await self.ledger.in_thread(_histories, self.ledger, free, window)
         candidates = [
             matchmaking.Candidate(
                 name=v.name,
@@ -486,10 +487,7 @@ def _histories(
 ) -> dict[str, tuple[dict[str, int], frozenset[str]]]:
     """Each free version's games since it met each other one (within its last `games`)
     and the versions of its last table (`matchmaking.history`)."""
-    return {
-        v.name: matchmaking.history(v.name, [g.seats for g in ledger.games_of(v.name, games)])
-        for v in free
-    }
+    return {v.name: matchmaking.history(v.name, ledger.recent_seats(v.name, games)) for v in free}
 
 
 def _burst_meetings(

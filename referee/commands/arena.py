@@ -268,7 +268,14 @@ def _server(
 async def _listen(nursery: Any, server: Any, host: str, port: int, tls: Any) -> str:
     """Start listening; say where (and the certificate's fingerprint, for `connect
     --pin`) in the line tcp bots' authors wait for. Its address."""
-    listeners = await nursery.start(server.serve, host, port)
+    try:
+        listeners = await nursery.start(server.serve, host, port)
+    except* OSError as group:  # the server's own nursery hands it on in a group
+        exc: BaseException = group
+        while isinstance(exc, BaseExceptionGroup):
+            exc = exc.exceptions[0]
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        fail(f"--port {port}: cannot listen on {host}:{port}: {why}")
     name = listeners[0].socket.getsockname()
     where = f"{name[0]}:{name[1]}"
     extra = f" (TLS, certificate {tls.fingerprint})" if tls is not None else ""

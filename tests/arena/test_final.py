@@ -9,6 +9,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -162,6 +163,20 @@ def test_a_tcp_finalist_plays_the_final_over_its_port_and_forfeits_are_no_result
     assert refused.returncode == 2
     assert "net@1: a tcp finalist plays over the network" in refused.stderr
     assert "--port" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    led = ArenaLedger(out / "arena.db")
+    try:
+        assert led.count("final") == 0
+    finally:
+        led.close()
+    # A port another program holds: one line, exit 2, no game.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = str(held.getsockname()[1])
+        busy = referee("arena", "final", str(out), "--top", "2", "--port", port, check=False)
+    assert busy.returncode == 2
+    assert busy.stderr.startswith(f"referee: error: --port {port}: cannot listen on ")
+    assert busy.stderr.endswith("Address already in use\n") and busy.stderr.count("\n") == 1
     led = ArenaLedger(out / "arena.db")
     try:
         assert led.count("final") == 0

@@ -20,11 +20,12 @@ counts among those: a close opponent's result says the most about the newcomer.
 Everyone **meets everyone**: a pair of versions (of different authors) that is
 **overdue** (one of them has played `overdue_games(n, size)` games since they last met,
 n the active versions) is seated together as soon as both are free, the most overdue
-pair first, before any seed by need. And a table never repeats, while other tables are
-in play, the very set of versions that last played together: with as many seats in play
-as versions, the versions that come free together are exactly the ones that just
-played, and seating them again would lock the arena into the same pairings for good;
-the table waits for another to end instead. `tests/arena/test_matchmaking.py`
+pair first, before any seed by need (outside a newcomer's burst). And while other
+tables are in play, a table never gives more than half its seats (rounded up) to
+versions that last sat at one same table: with as many seats in play as versions, the
+versions that come free together are exactly the ones that just played, and seating
+them together again would lock the arena into the same pairings for good; the table
+waits for another to end instead. `tests/arena/test_matchmaking.py`
 simulates arenas of every pool size, table size and number of tables at once, and
 checks that no pair goes more than `meeting_bound(n, size)` games of either without
 meeting.

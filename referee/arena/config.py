@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from ..bots.faults import Policy
-from ..league.config import ConfigError, LeagueConfig, parse_config
+from ..league.config import DEAL_KEY_MIN_HEX, ConfigError, LeagueConfig, hex_key, parse_config
 from ..text import NAME_MAX, NAME_RULE, name_problem, quoted
 
 Seats = Annotated[int, Meta(ge=2, le=8)]
@@ -47,6 +47,8 @@ class ArenaTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froze
     validate: bool = True  # the check-bot battery and a validation game for each version
     keep_replays: Count = 0  # the newest N games keep their logs; 0: all (results are kept)
     sandbox: Literal["auto", "bwrap", "none"] = "auto"
+    deal_key: str | UnsetType = UNSET  # pins the deals (hex); default: a secret made once
+    bot_seed_key: str | UnsetType = UNSET  # pins the bots' own seeds (hex)
 
 
 class ArenaFile(msgspec.Struct, kw_only=True, frozen=True):
@@ -66,6 +68,8 @@ class ArenaConfig:
     server: dict[str, Any]
     bots: tuple[dict[str, Any], ...]  # [[bot]] tables, each with its `author`
     base: Path  # where the file's relative paths start
+    deal_key: bytes | None = None  # arena.deal_key, checked
+    bot_seed_key: bytes | None = None  # arena.bot_seed_key, checked
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -165,6 +169,11 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
     name = table.name if isinstance(table.name, str) else path.stem
     if (problem := name_problem(name)) is not None:
         raise ConfigError(f"arena.name: {quoted(name)} {problem} (in {path})")
+    try:
+        deal_key = hex_key(table.deal_key, "arena.deal_key", DEAL_KEY_MIN_HEX)
+        bot_seed_key = hex_key(table.bot_seed_key, "arena.bot_seed_key", 0)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (in {path})") from None
     base = path.resolve().parent
     if out is None:
         out = base / (table.out if isinstance(table.out, str) else f"{name}-out")
@@ -199,6 +208,8 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
         server=dict(data.get("server", {})),
         bots=tuple(bots),
         base=base,
+        deal_key=deal_key,
+        bot_seed_key=bot_seed_key,
     )
     # The league's checks read the rules, the clocks, the server limits and every bot:
     # a bad one is named now, before the arena starts.

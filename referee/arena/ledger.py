@@ -268,14 +268,18 @@ class ArenaLedger:
         else:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def secret(self, key: str) -> bytes:
-        """A 256-bit secret made once and kept (the deal key, the bots' seed key)."""
-        self.db.execute(
-            "INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, secrets.token_bytes(32).hex())
-        )
+    def secret(self, key: str, pinned: bytes | None = None) -> bytes:
+        """A secret made once and kept (the deal key, the bots' seed key): 256 random
+        bits, or `pinned` (`arena.deal_key`, `arena.bot_seed_key`). `ArenaError` when
+        a pinned key differs from the one this arena's games already used."""
+        made = pinned if pinned is not None else secrets.token_bytes(32)
+        self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, made.hex()))
         value = self.meta(key)
         assert value is not None
-        return bytes.fromhex(value)
+        stored = bytes.fromhex(value)
+        if pinned is not None and pinned != stored:
+            raise ArenaError(f"{self.path}: arena.{key} differs from the one this arena used")
+        return stored
 
     def claim(self, terms: str, arena_file: dict[str, Any]) -> bool:
         """Tie the ledger to these terms; True when it is new. `ArenaError` for a

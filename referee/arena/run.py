@@ -546,6 +546,8 @@ def prepare(
         ledger = ArenaLedger(arena.out / DB_NAME, create=True)
     try:
         ledger.claim(arena.terms(), {"path": str(arena.path), "data": raw or {}})
+        ledger.secret("deal_key", arena.deal_key)
+        ledger.secret("bot_seed_key", arena.bot_seed_key)
         seed_entries(arena, ledger)
     except BaseException:
         ledger.close()

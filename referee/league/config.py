@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shlex
+import string
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -473,19 +474,33 @@ DEAL_KEY_MIN_HEX = 32  # 128 bits
 
 def _hex_key(text: str | UnsetType, name: str, minimum: int) -> bytes | None:
     """A secret given as hexadecimal digits in [league], at least `minimum` of them."""
+    return hex_key(text, f"league.{name}", minimum)
+
+
+def hex_key(text: str | UnsetType, key: str, minimum: int) -> bytes | None:
+    """A secret given as hexadecimal digits (`key` names where, as `league.deal_key`),
+    at least `minimum` of them; None when not given."""
     if isinstance(text, UnsetType):
         return None
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        raise ConfigError(f"league.{name}: expected hexadecimal digits") from None
-    if len(key) * 2 < minimum:
+    digits = "".join(text.split())
+    if digits and all(c in string.hexdigits for c in digits) and len(digits) % 2:
         raise ConfigError(
-            f"league.{name}: {len(key) * 2} hexadecimal digits; at least {minimum} "
+            f"{key}: {len(digits)} hexadecimal digits, an odd count; "
+            "a key is whole bytes, two digits each"
+        )
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        bad = next((c for c in digits if c not in string.hexdigits), None)
+        what = f"not {bad!r}" if bad is not None else "two to a byte, without a space inside one"
+        raise ConfigError(f"{key}: expected hexadecimal digits, {what}") from None
+    if len(value) * 2 < minimum:
+        raise ConfigError(
+            f"{key}: {len(value) * 2} hexadecimal digits; at least {minimum} "
             f"({minimum * 4} bits), for example from `python3 -c 'import secrets; "
             "print(secrets.token_hex(32))'`"
         )
-    return key
+    return value
 
 
 def _tcp_bot(

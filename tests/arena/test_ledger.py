@@ -164,3 +164,18 @@ def test_another_arenas_terms_are_refused(tmp_path: Path) -> None:
 def test_a_folder_without_an_arena_is_named(tmp_path: Path) -> None:
     with pytest.raises(ArenaError, match="no arena here"):
         ArenaLedger(tmp_path / "arena.db")
+
+
+def test_a_pinned_key_is_kept_and_another_is_refused(tmp_path: Path) -> None:
+    led = ledger(tmp_path)
+    made = led.secret("bot_seed_key")
+    assert len(made) == 32 and led.secret("bot_seed_key") == made  # made once, kept
+    pinned = bytes(range(32))
+    assert led.secret("deal_key", pinned) == pinned
+    assert led.secret("deal_key") == pinned  # the final reads it unpinned
+    assert led.secret("deal_key", pinned) == pinned  # a resume with the same file
+    with pytest.raises(ArenaError, match=r"arena\.deal_key differs from the one this arena used"):
+        led.secret("deal_key", bytes(32))
+    with pytest.raises(ArenaError, match="bot_seed_key differs"):
+        led.secret("bot_seed_key", pinned)  # pinned after the arena made its own
+    led.close()

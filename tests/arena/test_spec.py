@@ -17,7 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def spec_keys() -> dict[str, str]:
     text = (ROOT / "spec" / "ARENA.md").read_text(encoding="utf-8")
-    return dict(re.findall(r"^\| `(\w+)` \| (`[^`]*`|the file's name) \|", text, re.MULTILINE))
+    return dict(
+        re.findall(
+            r"^\| `(\w+)` \| (`[^`]*`|the file's name|a secret made once) \|", text, re.MULTILINE
+        )
+    )
 
 
 def test_every_arena_key_is_in_the_spec_with_its_default() -> None:
@@ -49,6 +53,9 @@ def test_every_arena_key_is_in_the_spec_with_its_default() -> None:
         ({"bot": [{"name": "a@b", "command": "x"}]}, "must be without spaces, slashes, @ or #"),
         ({"bot": [{"name": "a", "command": "x"}, {"name": "a", "command": "y"}]}, "used twice"),
         ({"bot": [{"name": "a", "command": "x", "colour": 1}]}, "colour"),
+        ({"arena": {"deal_key": "a" * 63}}, "arena.deal_key: 63 hexadecimal digits, an odd"),
+        ({"arena": {"deal_key": "ab"}}, "arena.deal_key: 2 hexadecimal digits; at least 32"),
+        ({"arena": {"bot_seed_key": "xyz"}}, "arena.bot_seed_key: expected hexadecimal digits"),
     ],
 )
 def test_a_bad_arena_file_is_one_line_naming_the_key(

@@ -178,6 +178,17 @@ BAD: dict[str, tuple[Callable[[Data], None], str, str]] = {
         "30 hexadecimal digits; at least 32 (128 bits)",
     ),
     "deal_key a number": (setter("league", "deal_key", value=12), "league.deal_key", ""),
+    # Every character hex, but 63 of them: the count is what is wrong, not the digits.
+    "deal_key an odd count": (
+        setter("league", "deal_key", value="a" * 63),
+        "league.deal_key",
+        "63 hexadecimal digits, an odd count",
+    ),
+    "deal_key a bad digit": (
+        setter("league", "deal_key", value="0x" + "a" * 62),
+        "league.deal_key",
+        "expected hexadecimal digits, not 'x'",
+    ),
     "tcp risk a string": (
         setter("league", "accept_tcp_duplicate_risk", value="yes"),
         "league.accept_tcp_duplicate_risk",

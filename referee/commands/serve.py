@@ -135,6 +135,13 @@ def serve_cmd(
             # The first line, before the league's own (its commitment): a script reads it.
             over = f" (tls, certificate {tls.fingerprint})" if tls is not None else ""
             click.echo(f"listening on {address[0]}:{address[1]}{over}")
+            tcp = [b.name for b in config.bots if b.tcp]
+            if tcp:
+                click.echo(
+                    f"tcp bots {', '.join(tcp)}: each has {config.server.connect_ms / 1000:g} s "
+                    "from now to log in (server.connect_ms); after that, one away between "
+                    "games is waited for its startup_ms"
+                )
             sys.stdout.flush()
 
         async def league() -> None:

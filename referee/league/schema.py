@@ -430,6 +430,14 @@ class ServerLimits(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
     max_line: Annotated[
         LineBytes, _meta("Bytes per line from a tcp bot, the newline not counted.")
     ] = MAX_LINE_DEFAULT
+    connect_ms: Annotated[
+        Positive,
+        _meta(
+            "How long from the server's start a game waits for a tcp bot that has not "
+            "logged in yet (time for a person to start `referee connect`); once it has, "
+            "a bot away between games is waited for its startup_ms."
+        ),
+    ] = 120_000
     entrants_ms: Annotated[
         NotNegative,
         _meta(

@@ -197,6 +197,9 @@ class BotServer:
         # Each name's `nonce` from its first good login, kept for the server's life.
         self.nonces: dict[str, str] = {}
         self.on_login: Callable[[str], None] | None = None  # test hook
+        # When it began to listen: a bot that has never logged in is waited for until
+        # `connect_ms` after that (`take_all`).
+        self.started = trio.current_time()
 
     # ---------------------------------------------------------------- accepting
 
@@ -215,6 +218,7 @@ class BotServer:
                 listeners = await nursery.start(
                     partial(trio.serve_tcp, self.handle, port, host=host)
                 )
+                self.started = trio.current_time()
                 task_status.started(listeners)
         finally:
             self.guard.flush(trio.current_time(), final=True)
@@ -508,11 +512,13 @@ class BotServer:
 
         A name playing another game (or in its `hello`/`ready`) is waited for without
         a clock: that game has clocks. A name not connected is missing once it has
-        been away `timeout_s` while this call waits; the names in `failed` (ended for
-        not answering a ping, at the time given) have that clock running from then,
-        connected or not."""
+        been away `timeout_s` while this call waits, and, if it has never logged in,
+        not before `connect_ms` from the server's start; the names in `failed` (ended
+        for not answering a ping, at the time given) have that clock running from
+        then, connected or not."""
         failed = failed or {}
         away: dict[str, float] = dict(failed)  # name -> since when its clock runs
+        first_until = self.started + self.limits.connect_ms / 1000
         while True:
             now = trio.current_time()
             waiting, until = False, math.inf
@@ -525,6 +531,8 @@ class BotServer:
                     waiting = True
                     continue
                 end = away.setdefault(name, now) + timeout_s
+                if name not in self.nonces and name not in failed:
+                    end = max(end, first_until)  # never logged in: a person may be late
                 if now < end:
                     waiting, until = True, min(until, end)
             if not waiting:
@@ -543,6 +551,11 @@ class BotServer:
                 taken[name] = session
             elif name in failed:
                 taken[name] = f"did not answer a ping, and not back within {timeout_s * 1000:g} ms"
+            elif name not in self.nonces and name not in failed:
+                taken[name] = (
+                    f"not connected within {self.limits.connect_ms:g} ms of the server's "
+                    "start (server.connect_ms)"
+                )
             else:
                 taken[name] = f"not connected within {timeout_s * 1000:g} ms"
         return taken

@@ -162,7 +162,19 @@ async def test_a_game_takes_its_tcp_bots_together_or_waits(
     assert got == [{"d": d, "c": c}]
     assert server.slots["c"].idle == server.slots["d"].idle == []
 
-    # A bot that is not connected is missing after the clock: the others are taken then.
+    # A bot that has never logged in is missing once `connect_ms` (120 s by default)
+    # from the server's start have passed: time for a person to start a bridge.
+    server.park(c)
+    assert trio.current_time() - server.started == pytest.approx(60.0)
+    missing = await server.take_all(["c", "e"], 5.0)
+    assert trio.current_time() - server.started == pytest.approx(120.0)
+    assert missing == {
+        "c": c,
+        "e": "not connected within 120000 ms of the server's start (server.connect_ms)",
+    }
+    # One that has logged in before is missing after its startup clock, the others
+    # taken then.
+    server.nonces["e"] = ""
     server.park(c)
     start = trio.current_time()
     missing = await server.take_all(["c", "e"], 5.0)

@@ -44,6 +44,8 @@ CRASH = [sys.executable, str(ROOT / "tests" / "bots" / "crash_midgame.py")]
 TOKEN_C = "N6Q8_O8NQ6iOOirKmFvJmf6eTgV-0owmNEdhRMplc2w"
 TOKEN_D = "mXBgcfiHErZa4iB_ocYjodDvD39B4jKdI9jWk24KlvY"
 KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
+# A bot that never logs in is given up on 2 s after the server's start (120 s by default).
+SOON = "[server]\nconnect_ms = 2000"
 
 
 def write_league(
@@ -307,7 +309,7 @@ async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
     # default), with both cores busy; each game waits that long for d.
     # The organiser plays on regardless (--keep-going): d's two games are recorded.
     config = dataclasses.replace(
-        write_league(tmp_path, tcp=True, startup_ms=2000), start_failures=0
+        write_league(tmp_path, tcp=True, startup_ms=2000, extra=SOON), start_failures=0
     )
     with trio.fail_after(60):
         await serve_with(config, bridges(("c", TOKEN_C, RANDOM)))
@@ -316,12 +318,27 @@ async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:
     assert all(k == "startup_failure" and "not connected" in d for k, d in kinds)
 
 
+async def test_a_bridge_started_after_the_startup_clock_is_waited_for(tmp_path: Path) -> None:
+    # A person starts `referee connect` by hand, well after the league's startup_ms:
+    # a bot that has never logged in is waited for until server.connect_ms (120 s by
+    # default) from the server's start, so its games are played, with no fault.
+    config = write_league(tmp_path, tcp=True, startup_ms=3000)
+
+    async def late(host: str, port: int, nursery: trio.Nursery) -> None:
+        await trio.sleep(4.5)  # the startup clock is over
+        await bridges(("c", TOKEN_C, RANDOM), ("d", TOKEN_D, GREEDY))(host, port, nursery)
+
+    with trio.fail_after(90):
+        await serve_with(config, late)
+    assert len(games(config)) == 2 and faults(config) == []
+
+
 async def test_a_tcp_bot_that_never_logs_in_stops_the_league_with_nothing_recorded(
     tmp_path: Path,
 ) -> None:
     # By default d failing to log in to each of its first two games (all it has) is a
     # league that cannot be played: it stops, naming d, and records neither game.
-    config = write_league(tmp_path, tcp=True, startup_ms=2000)
+    config = write_league(tmp_path, tcp=True, startup_ms=2000, extra=SOON)
     with (
         trio.fail_after(60),
         pytest.RaisesGroup(
@@ -553,6 +570,10 @@ def test_serve_and_connect_from_the_command_line(tmp_path: Path) -> None:
         first = serve.stdout.readline()
         assert first.startswith("listening on 127.0.0.1:"), first
         address = first.split()[-1]
+        assert serve.stdout.readline() == (
+            "tcp bots c, d: each has 120 s from now to log in (server.connect_ms); after "
+            "that, one away between games is waited for its startup_ms\n"
+        )
         for name, token_file, argv in (
             ("c", tmp_path / "c.token", RANDOM),
             ("d", tmp_path / "d.token", GREEDY),

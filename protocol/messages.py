@@ -321,6 +321,7 @@ class Error(Message, tag="error", kw_only=True):
         "version",
         "login",
         "busy",
+        "resume",
     ]
     message: str
     request: RequestId | None = None  # the turn request the error concerns, if any
@@ -330,6 +331,15 @@ class Ping(Message, tag="ping", kw_only=True):
     """Liveness check between games; answer `pong` with the same nonce."""
 
     nonce: Nonce
+
+
+class Resumed(Message, tag="resumed", kw_only=True):
+    """TCP only: the answer to a `login` with `resume`, instead of `hello`: the game goes
+    on on this connection. `received`: how many lines the referee has received from the
+    bot since it sent that game's `game_start`; the lines the bot missed follow."""
+
+    game: str
+    received: Annotated[int, Meta(ge=0, le=COUNTER_MAX)]
 
 
 class Bye(Message, tag="bye", kw_only=True):
@@ -350,14 +360,24 @@ class Ready(Message, tag="ready", kw_only=True, omit_defaults=True):
     protocol: Version = PROTOCOL_VERSION
 
 
+class Resume(msgspec.Struct, kw_only=True, frozen=True):
+    """In a `login` after a dropped connection: the game to go on with, and how many of
+    its lines (from `game_start` on) the bot has received."""
+
+    game: str
+    received: Annotated[int, Meta(ge=0, le=COUNTER_MAX)]
+
+
 class Login(Message, tag="login", kw_only=True):
     """TCP only: the first line on a connection, before `hello`; see spec/PROTOCOL.md.
-    `nonce`: the entrant's own contribution to the deals' seeds (recorded)."""
+    `nonce`: the entrant's own contribution to the deals' seeds (recorded). `resume`:
+    a connection that dropped mid-game coming back to it, within `reconnect_ms`."""
 
     name: str
     token: str
     protocol: Version = PROTOCOL_VERSION
     nonce: LoginNonce | None = None
+    resume: Resume | msgspec.UnsetType = msgspec.UNSET  # left out of a fresh login
 
 
 class MoveReply(Message, tag="move", kw_only=True, omit_defaults=True):
@@ -390,6 +410,7 @@ ToBot = (
     | GameEnd
     | Error
     | Ping
+    | Resumed
     | Bye
 )
 FromBot = Ready | Login | MoveReply | Pong
@@ -407,6 +428,7 @@ TO_BOT_TYPES: tuple[type[Message], ...] = (
     GameEnd,
     Error,
     Ping,
+    Resumed,
     Bye,
 )
 FROM_BOT_TYPES: tuple[type[Message], ...] = (Ready, Login, MoveReply, Pong)

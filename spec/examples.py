@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from protocol import ProtocolError, decode_from_bot, decode_to_bot  # noqa: E402
+from protocol import ProtocolError, decode_from_bot, decode_to_bot, encode  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from referee.bots.faults import Policy  # noqa: E402
 from referee.bots.process import BotSpec  # noqa: E402
@@ -307,19 +307,28 @@ async def league(workdir: Path) -> list[list[Line]]:
 
 
 class Tap(trio.abc.Stream):
-    """A server-side socket that records every whole line passing it, both ways."""
+    """A server-side socket that records every whole line passing it, both ways; with
+    `cut_at`, the line dies instead of carrying the server's `cut_at`-th turn request."""
 
-    def __init__(self, stream: trio.SocketStream, record: list[Line]) -> None:
+    def __init__(self, stream: trio.SocketStream, record: list[Line], cut_at: int = 0) -> None:
         self.stream = stream
         self.socket = stream.socket  # the server asks for its peer's address
         self.record = record
         self._pending: dict[Direction, bytes] = {"<": b"", ">": b""}
+        self.cut_at = cut_at
+        self.turns = 0
 
     def _note(self, direction: Direction, data: bytes) -> None:
         *lines, self._pending[direction] = (self._pending[direction] + data).split(b"\n")
         self.record.extend((direction, line.decode()) for line in lines)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self.cut_at:
+            self.turns += bytes(data).count(b'"type":"turn"')
+            if self.turns >= self.cut_at:
+                self.cut_at = 0
+                await self.stream.aclose()  # what was written is lost with the line
+                return
         self._note("<", bytes(data))
         await self.stream.send_all(data)
 
@@ -384,7 +393,60 @@ async def tcp(workdir: Path) -> dict[str, list[Line]]:
         for stream in strangers:
             await stream.aclose()
         nursery.cancel_scope.cancel()
-    return {"login": connections[0], "refused": connections[1], "busy": connections[2]}
+    resumed = await resume(workdir)
+    return {
+        "login": connections[0],
+        "refused": connections[1],
+        "busy": connections[2],
+        "resume": resumed[1],
+        "resume-refused": resumed[2],
+    }
+
+
+async def resume(workdir: Path) -> list[list[Line]]:
+    """A game in which the bridge's line dies before its third turn request: the
+    bridge logs in again and resumes it (the second connection); after the game, a
+    `resume` of it is refused (the third)."""
+    data: dict[str, Any] = {
+        "league": {"name": "examples-resume", "table": 2, "duplicate": False, "deals": 1},
+        "rules": {"max_pip": 6, "rounds": "single"},
+        "bot": [
+            {"name": "my-bot", "transport": "tcp", "token": TOKEN},
+            {"name": "greedy", "command": shlex.join(GREEDY), "cwd": str(ROOT), "sandbox": "none"},
+        ],
+    }
+    config = parse_config(data, workdir / "resume.toml", out=workdir / "resume")
+    logs = config.out / "logs"
+    logs.mkdir(parents=True)
+    server = BotServer(config)
+    connections: list[list[Line]] = []
+
+    async def handle(stream: trio.SocketStream) -> None:
+        record: list[Line] = []
+        connections.append(record)
+        await server.handle(Tap(stream, record, 3 if len(connections) == 1 else 0))  # type: ignore[arg-type]
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, handle, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        nursery.start_soon(partial(run_bridge, "127.0.0.1", port, "my-bot", TOKEN, GREEDY))
+        pool = BotPool(config, nursery, config.out, server)
+        try:
+            (game,) = schedule(config, bytes.fromhex(DEAL_KEY))
+            record = await play_scheduled(config, game, pool, logs, BOT_SEED_KEY)
+        finally:
+            await pool.close()
+        if record.faults or len(connections) != 2:
+            raise ExampleError(f"resume: the game was not resumed: {record.faults}")
+        await server.close()  # `bye`: the league is over
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        late = m.Login(name="my-bot", token=TOKEN, resume=m.Resume(game=game.game_id, received=0))
+        await stream.send_all(encode(late))
+        while await stream.receive_some():
+            pass  # `error` with code `resume`, then `bye`
+        await stream.aclose()
+        nursery.cancel_scope.cancel()
+    return connections
 
 
 async def play_all(workdir: Path) -> Runs:
@@ -585,14 +647,18 @@ def log_line(example: str, lines: Sequence[str], test: Test) -> Piece:
 # table's order.
 ERRORS: tuple[str, ...] = ("malformed", "malformed", "malformed", "illegal", "illegal")
 ERRORS += ("timeout",)
-ERRORS += ("stale", "oversize", "unexpected", "version", "login", "busy")
+ERRORS += ("stale", "oversize", "unexpected", "version", "login", "resume", "busy")
 
 
 def errors(runs: Runs) -> tuple[Piece, ...]:
     """Each code's errors as the bots got them, in `ERRORS`'s order."""
     by_code: dict[str, list[str]] = {}
     for value, text in received(
-        runs.faults.seats[0], *runs.refusals.seats, runs.tcp["refused"], runs.tcp["busy"]
+        runs.faults.seats[0],
+        *runs.refusals.seats,
+        runs.tcp["refused"],
+        runs.tcp["resume-refused"],
+        runs.tcp["busy"],
     ):
         if value["type"] == "error":
             by_code.setdefault(value["code"], []).append(text)
@@ -639,6 +705,14 @@ def build(runs: Runs) -> list[Example]:
     return [
         Example("session", session_text(seat0, 3), "text"),
         Example("login", (from_bot(first("login", sent(runs.tcp["login"]), is_type("login"))),)),
+        Example(
+            "resume-login",
+            (from_bot(first("resume-login", sent(runs.tcp["resume"]), is_type("login"))),),
+        ),
+        Example(
+            "resumed",
+            (to_bot(first("resumed", received(runs.tcp["resume"]), is_type("resumed"))),),
+        ),
         one("hello", received(seat0), is_type("hello")),
         Example("ready", (from_bot(first("ready", sent(seat0), is_type("ready"))),)),
         Example(

@@ -84,6 +84,7 @@ class Connection:
         # Test hooks: rewrite each outgoing line (check-bot adds unknown fields), and
         # keep a copy of every byte sent (the leak checker reads it).
         self.requests = 0  # turn requests sent on this connection, across games
+        self.lines_in = 0  # lines (good or bad) received, counted as they are framed
         self.mangle: Callable[[bytes], bytes] | None = None
         self.transcript: list[bytes] | None = None
         # Set by a bot process: the limit that ended the bot, in words, when one shows
@@ -275,14 +276,26 @@ class Connection:
         return item
 
     def _absorb(self, data: bytes) -> None:
+        before = len(self._lines)
         while True:
             try:
                 self._lines.extend(self._framer.feed(data))
-                return
+                break
             except RemoteProtocolError as exc:
                 self._lines.extend(exc.lines)
                 self._lines.append(exc)
                 data = b""  # go on with what followed the bad line
+        self.lines_in += len(self._lines) - before
+
+    def continue_from(self, old: Connection) -> None:
+        """Take over from `old`, the same bot's connection that dropped mid-game: its
+        counts (request ids, bytes and lines in) go on, and the lines it received but
+        nobody read yet come first here."""
+        self.requests = old.requests
+        self.bytes_in = old.bytes_in
+        self.lines_in = old.lines_in
+        self._lines.extendleft(reversed(old._lines))
+        old._lines.clear()
 
     async def receive(self) -> FromBot:
         """The next line as a message; `RemoteProtocolError` when it is not one."""

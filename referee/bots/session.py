@@ -10,6 +10,7 @@ sentence naming what went wrong.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -90,6 +91,13 @@ async def goodbye(conn: Connection, reason: str = "done") -> None:
     conn.close_output()
 
 
+# What takes a tcp bot's new connection back into the game it dropped out of, given how
+# many of the game's lines the bot says it received: the count of the bot's lines the
+# referee has (for `resumed`), or None when the game refuses it (`referee.game.match`).
+# Given None, it learns that the bot logged in afresh: it is not coming back.
+ResumeHandler = Callable[[Connection | None, int], Awaitable[int | None]]
+
+
 class TcpSession:
     """A logged-in bot on a socket: what the pool needs of a `BotProcess`."""
 
@@ -100,6 +108,37 @@ class TcpSession:
         self.returncode: int | None = None  # stays None while the session is open
         self.ended = trio.Event()
         self.idle_scope: trio.CancelScope | None = None
+        # While it plays a game with a reconnect window: the game, and what takes a
+        # connection that logs in again to resume it (`referee.game.match.Rejoin`).
+        self.game: str | None = None
+        self.resume_handler: ResumeHandler | None = None
+        self._moved = trio.Event()  # set when the session goes on on a new connection
+
+    def reattach(self, connection: Connection) -> None:
+        """Go on on `connection`: the bot logged in again and resumed its game."""
+        self.connection = connection
+        self._moved.set()
+        self._moved = trio.Event()
+
+    async def released(self, connection: Connection) -> None:
+        """Return once the session has ended or goes on on another connection than
+        `connection` (what the server's task for `connection` waits for)."""
+        while self.connection is connection and not self.ended.is_set():
+            moved = self._moved
+            async with trio.open_nursery() as nursery:
+
+                async def first(event: trio.Event) -> None:
+                    await event.wait()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(first, self.ended)
+                nursery.start_soon(first, moved)
+
+    def hold(self, game: str, handler: ResumeHandler | None) -> None:
+        """A login naming `game` in its `resume` goes to `handler` from now on; None:
+        the game is over, nothing resumes it."""
+        self.game = game if handler is not None else None
+        self.resume_handler = handler
 
     async def diagnose(self) -> tuple[FaultKind, str]:
         """The bot's stream ended: over TCP that is always a disconnect."""

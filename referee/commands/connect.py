@@ -49,7 +49,12 @@ from .common import env_option, fail, parse_env, run_trio
     help="Keep the receipt of every game the bot plays in this folder (made if need be), "
     "for `referee verify --receipt`.",
 )
-@click.option("--no-reconnect", is_flag=True, help="Stop when the first connection ends.")
+@click.option(
+    "--no-reconnect",
+    is_flag=True,
+    help="Stop when the first connection ends (without it, a game whose connection drops "
+    "is resumed on a new one, and later games played on another).",
+)
 @env_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def connect_cmd(

@@ -6,6 +6,13 @@ measured from the flush of a request to the arrival of a whole reply line,
 less the time the referee itself was stalled (`referee.game.lag`).
 Bot misbehaviour becomes a `Fault` at its seat, never an exception; what the
 protocol says to ignore (a stale reply) becomes a `Notice`, which costs nothing.
+
+A tcp seat with a reconnect window (`Seat.rejoin`, `Seat.reconnect_ms`) keeps every
+line meant for it in this game (its outbox, redacted as what it is sent). When its
+connection drops, the game goes on without it; a new connection that logs in with
+its token and names this game within the window gets `resumed` and the lines from
+where the bot says it stopped, then plays on. Its clock runs while it is away on its
+own turn; a bot not back within the window has the crash it would have had at once.
 """
 
 from __future__ import annotations
@@ -16,10 +23,12 @@ import gc
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final, TypeVar
+from functools import partial
+from typing import Final, Protocol, TypeVar
 
 import trio
 
@@ -28,6 +37,7 @@ from protocol import messages as m
 
 from ..bots.connection import BotGoneError, BotStalledError, Connection
 from ..bots.faults import FATAL, Fault, FaultKind, Notice, NoticeKind, Policy, evidence
+from ..bots.session import ResumeHandler
 from ..rules import (
     DRAW,
     END,
@@ -50,6 +60,13 @@ log = logging.getLogger("referee.match")  # its name before the move: serve prin
 T = TypeVar("T")
 
 
+class Rejoin(Protocol):
+    """What a game needs of a tcp session to take it back mid-game."""
+
+    def hold(self, game: str, handler: ResumeHandler | None) -> None:
+        """Send a login that resumes `game` to `handler` (None: the game is over)."""
+
+
 class _Wait(enum.Enum):
     WAIT = "wait"
 
@@ -66,6 +83,8 @@ class Seat:
     local: Callable[[State], Move] | None = None  # an in-process player instead of a bot
     # After the bot's output ends: what kind of fault that was, and a note (its exit).
     diagnose: Callable[[], Awaitable[tuple[FaultKind, str]]] | None = None
+    rejoin: Rejoin | None = None  # a tcp bot's session, which may come back mid-game
+    reconnect_ms: int = 0  # how long it may be away: 0, not at all
     bank_ms: float = 0.0
     faults: list[Fault] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
@@ -276,12 +295,24 @@ class Game:
         self.receipts = receipts
         for seat, seat_time in zip(self.seats, self.times, strict=True):
             seat.bank_ms = float(seat_time.bank_ms)
+        # The reconnect window's state, for seats that have one: every line meant for
+        # the seat in this game, its connection's line count when the game began, since
+        # when it is away (None: connected), and what is set when it is back.
+        self._outbox: list[list[bytes] | None] = [
+            [] if s.rejoin is not None and s.reconnect_ms > 0 else None for s in self.seats
+        ]
+        self._base_in = [0] * len(self.seats)
+        self._away: list[float | None] = [None] * len(self.seats)
+        self._back = [trio.Event() for _ in self.seats]
 
     # ------------------------------------------------------------ sending
 
     def _send(self, index: int, message: m.Message) -> None:
         seat = self.seats[index]
         if not seat.live or seat.connection is None:
+            return
+        if self._outbox[index] is not None:
+            self._queue(index, encode(message, seat.connection.max_line))
             return
         try:
             seat.connection.send(message)
@@ -300,12 +331,102 @@ class Game:
             if event.private is not None and index == event.owner:
                 self._send(index, event.private)
                 continue
+            if self._outbox[index] is not None:
+                self._queue(index, public)
+                continue
             try:
                 seat.connection.send_raw(public)
             except BotGoneError as exc:
                 self._gone(index, exc)
             except BotStalledError as exc:
                 self._fault(index, FaultKind.TIMEOUT, str(exc))
+
+    def _queue(self, index: int, data: bytes) -> None:
+        """A line for a seat with a reconnect window: kept, and sent unless it is away."""
+        outbox = self._outbox[index]
+        connection = self.seats[index].connection
+        assert outbox is not None and connection is not None
+        outbox.append(data)
+        if self._away[index] is not None:
+            return
+        try:
+            connection.send_raw(data)
+        except BotGoneError:
+            self._drop(index)
+        except BotStalledError as exc:
+            self._fault(index, FaultKind.TIMEOUT, str(exc))
+
+    # ------------------------------------------------------------ reconnecting
+
+    def _drop(self, index: int) -> None:
+        """The seat's connection is gone: it is away from now (if not already)."""
+        if self._away[index] is None:
+            self._away[index] = self.clock()
+            self._back[index] = trio.Event()
+            log.info(
+                "seat %d: connection lost; waiting up to %d ms for it to log in again",
+                index,
+                self.seats[index].reconnect_ms,
+            )
+
+    async def _await_back(self, index: int, until: float) -> bool:
+        """Wait until the seat is back on a new connection, until `until` or the end of
+        its reconnect window, whichever comes first. True when it is back."""
+        away = self._away[index]
+        if away is None:
+            return True
+        end = min(until, away + self.seats[index].reconnect_ms / 1000)
+        with trio.move_on_at(end):
+            await self._back[index].wait()
+        return self._away[index] is None
+
+    def _not_back(self, index: int, request: int | None, round_index: int | None) -> None:
+        """The crash of a seat whose window ended before it came back."""
+        if self._away[index] == -math.inf:
+            detail = "disconnected, and logged in again without resuming the game"
+        else:
+            detail = f"disconnected, and not back within {self.seats[index].reconnect_ms} ms"
+        self._fault(index, FaultKind.CRASH, detail, request, round_index)
+
+    async def _resume(self, index: int, connection: Connection | None, received: int) -> int | None:
+        """A new connection of seat `index`'s bot that names this game and has had its
+        first `received` lines: it takes the seat's place, is sent `resumed` and the
+        lines after those, and the game goes on with it. None when it may not: the
+        seat was forfeited, its window is over, or the count is not one of its lines.
+
+        `connection` None: the bot logged in again without naming the game (its bridge
+        started afresh): it is not coming back, and its window ends now."""
+        seat = self.seats[index]
+        outbox = self._outbox[index]
+        if connection is None:
+            if outbox is not None and seat.live:
+                self._away[index] = -math.inf
+                self._back[index].set()
+            return None
+        away = self._away[index]
+        if outbox is None or not seat.live or not 0 <= received <= len(outbox):
+            return None
+        if away is not None and self.clock() > away + seat.reconnect_ms / 1000:
+            return None
+        old = seat.connection
+        if old is not None and old is not connection:
+            connection.continue_from(old)
+        got = connection.lines_in - self._base_in[index]
+        try:
+            connection.send(m.Resumed(game=self.game_id, received=got))
+            for data in outbox[received:]:
+                connection.send_raw(data)
+        except (BotGoneError, BotStalledError):
+            return None
+        connection.kick()
+        seat.connection = connection
+        self._away[index] = None
+        self._back[index].set()
+        log.info("seat %d: back, from line %d of %d", index, received, len(outbox))
+        if old is not None and old is not connection:
+            # A reader still waiting on the old connection learns that it is gone.
+            await old.aclose()
+        return got
 
     def _error(self, index: int, code: str, message: str, request: int | None) -> None:
         self._send(index, m.Error(code=code, message=message, request=request))  # type: ignore[arg-type]
@@ -373,6 +494,20 @@ class Game:
 
     async def play(self) -> GameResult:
         """Play the whole game and return its result."""
+        held = []
+        for index, seat in enumerate(self.seats):
+            if self._outbox[index] is not None and seat.rejoin is not None and seat.live:
+                assert seat.connection is not None
+                self._base_in[index] = seat.connection.lines_in
+                seat.rejoin.hold(self.game_id, partial(self._resume, index))
+                held.append(seat.rejoin)
+        try:
+            return await self._play()
+        finally:
+            for rejoin in held:
+                rejoin.hold(self.game_id, None)
+
+    async def _play(self) -> GameResult:
         settle_gc()
         rules = self.rules
         names = [s.name for s in self.seats]
@@ -450,12 +585,22 @@ class Game:
 
     async def _flush_all(self) -> None:
         for index, seat in enumerate(self.seats):
-            if seat.live and seat.connection is not None:
+            while seat.live and seat.connection is not None:
+                if not await self._await_back(index, trio.current_time() + 3600):
+                    self._not_back(index, None, None)
+                    break
+                conn = seat.connection
                 with trio.move_on_after(self.times[index].grace_ms / 1000 + 1):
                     try:
-                        await seat.connection.flush()
+                        await conn.flush()
                     except BotGoneError as exc:
-                        self._gone(index, exc)
+                        if self._outbox[index] is None:
+                            self._gone(index, exc)
+                            break
+                        if seat.connection is conn:  # else it is back already
+                            self._drop(index)
+                        continue  # wait for it to come back, within its window
+                break
 
     async def _decide(self, state: State) -> Decision:
         index = state.to_move
@@ -502,12 +647,36 @@ class Game:
         budget_s = (move_ms + seat.bank_ms + seat_time.grace_ms) / 1000
         round_index = state.round_index
         monitor = self.monitor if self.monitor is not None else current_monitor()
+        away_s = 0.0  # how long its clock ran while it was away (reconnect window)
+        flushed = False
         with monitor.watching() if monitor is not None else contextlib.nullcontext():
-            try:
-                flushed = await self._flush(conn, budget_s, monitor)
-            except BotGoneError as exc:
-                self._gone(index, exc, request, round_index)
-                return None, None, 0.0
+            while True:
+                if self._away[index] is not None:
+                    left = self.clock()
+                    back = await self._await_back(index, left + budget_s - away_s)
+                    away_s += self.clock() - left
+                    if not back:
+                        if away_s < budget_s:
+                            self._not_back(index, request, round_index)
+                            return None, away_s * 1000, 0.0
+                        break  # its clock ran out while it was away: a timeout, below
+                conn = seat.connection
+                assert conn is not None
+                try:
+                    flushed = await self._flush(conn, budget_s - away_s, monitor)
+                    break
+                except BotGoneError as exc:
+                    if self._outbox[index] is None:
+                        self._gone(index, exc, request, round_index)
+                        return None, None, 0.0
+                    if seat.connection is conn:  # else it is back already
+                        self._drop(index)
+            if away_s >= budget_s:
+                detail = f"no reply within {move_ms} ms + bank {int(seat.bank_ms)} ms (away)"
+                self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
+                seat.bank_ms = 0.0
+                return None, away_s * 1000, 0.0
+            budget_s -= away_s
             if not flushed:
                 # The events and the request did not fit into the pipe within the whole
                 # budget: the bot is not reading its input.
@@ -531,9 +700,11 @@ class Game:
             waited_s = self.clock() - started
             late_s = monitor.waited(started, started + waited_s) if monitor is not None else 0.0
         late_ms = late_s * 1000
-        elapsed_ms = (waited_s - late_s) * 1000  # what the bot is charged
+        elapsed_ms = (waited_s - late_s + away_s) * 1000  # what the bot is charged
         if not in_time and seat.live:
             detail = f"no reply within {move_ms} ms + bank {int(seat.bank_ms)} ms"
+            if self._away[index] is not None:
+                detail += " (away)"  # its connection dropped, and it was not back in time
             self._error(index, "timeout", detail, request)
             self._fault(index, FaultKind.TIMEOUT, detail, request, round_index)
             seat.bank_ms = 0.0
@@ -604,6 +775,16 @@ class Game:
             try:
                 line = await conn.receive_line()
             except BotGoneError as exc:
+                if self._outbox[index] is not None and seat.live:
+                    # A tcp seat with a reconnect window: its clock runs while it is away.
+                    if seat.connection is conn:
+                        self._drop(index)
+                    if await self._await_back(index, trio.current_time() + 3600):
+                        assert seat.connection is not None
+                        conn = seat.connection
+                        continue
+                    self._not_back(index, request, round_index)
+                    return None
                 kind, note = FaultKind.CRASH, ""
                 if seat.diagnose is not None:
                     with trio.CancelScope(shield=True):

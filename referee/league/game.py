@@ -13,6 +13,7 @@ import trio
 from protocol import messages as m
 
 from ..bots.faults import Fault, FaultKind
+from ..bots.session import TcpSession
 from ..game.match import Decision, Fanout, Game, GameResult, Recorder, Seat
 from ..logs.gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
 from ..rules import State
@@ -72,7 +73,16 @@ async def play_scheduled(
             seats.append(Seat(name=bot.name))
             early.append(Fault(i, FaultKind.STARTUP_FAILURE, why))
         else:
-            seats.append(Seat(name=bot.name, connection=proc.connection, diagnose=proc.diagnose))
+            seats.append(
+                Seat(
+                    name=bot.name,
+                    connection=proc.connection,
+                    diagnose=proc.diagnose,
+                    # A tcp bot may come back mid-game after its connection drops.
+                    rejoin=proc if isinstance(proc, TcpSession) else None,
+                    reconnect_ms=config.server.reconnect_ms,
+                )
+            )
     times = [config.bot_time(b.name) for b in bots]  # time odds: a bot's own clocks
     header = make_header(
         game=game.game_id,

@@ -438,6 +438,14 @@ class ServerLimits(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, fro
             "a bot away between games is waited for its startup_ms."
         ),
     ] = 120_000
+    reconnect_ms: Annotated[
+        NotNegative,
+        _meta(
+            "How long a tcp bot whose connection drops mid-game may take to log in again "
+            "and resume it (`referee connect` does so by itself); its clock runs while it "
+            "is away on its turn. 0: a drop is a crash at once."
+        ),
+    ] = 5_000
     entrants_ms: Annotated[
         NotNegative,
         _meta(

@@ -250,7 +250,7 @@ class BotServer:
                 nursery.start_soon(conn.writer)
                 session = await self._login(conn, place, stream, wire)
                 if session is not None:
-                    await session.ended.wait()
+                    await session.released(conn)
                 # The writer closes the stream once its buffer is out; a peer that does
                 # not read gets a short while for that.
                 conn.close_output()
@@ -337,7 +337,8 @@ class BotServer:
         good = hmac.compare_digest(
             _digest(login.token), slot.digest if slot is not None else _DUMMY_DIGEST
         )
-        if slot is None or not good or slot.connected is not None:
+        resuming = isinstance(login.resume, m.Resume) and slot is not None and good
+        if slot is None or not good or (slot.connected is not None and not resuming):
             # Counted before anything is awaited, the three cases alike: a stranger's
             # next login is backed off (or not) the same whichever this one was.
             self.guard.failed(address, arrived)
@@ -348,6 +349,12 @@ class BotServer:
                 else f"wrong token for {quoted(login.name)}"
             )
             return await self._refuse_login(conn, login.name, peer, address, why, arrived)
+        if isinstance(login.resume, m.Resume):
+            return await self._resume(conn, slot, login, login.resume, peer)
+        old = slot.connected
+        if old is not None and old.resume_handler is not None and old.connection.finished:
+            # Its game waits for it to resume; a fresh login says it will not.
+            await old.resume_handler(None, 0)
         if slot.connected is not None and await self._still_there(slot.connected):
             why = f"{login.name} is already connected"
             return await self._refuse_login(conn, login.name, peer, address, why, arrived)
@@ -370,6 +377,31 @@ class BotServer:
         self.park(session)
         if self.on_login is not None:
             self.on_login(login.name)
+        return session
+
+    async def _resume(
+        self, conn: Connection, slot: _Slot, login: m.Login, resume: m.Resume, peer: str
+    ) -> TcpSession | None:
+        """A good login that names a game its bot dropped out of: the connection takes
+        the bot's place in that game (`referee.game.match`), without `hello`, if the
+        game takes it back; else `error` with code `resume`, and the bridge starts
+        afresh for later games."""
+        session = slot.connected
+        handler = session.resume_handler if session is not None else None
+        got = None
+        if session is not None and handler is not None and session.game == resume.game:
+            conn.name = login.name
+            conn.allow_lines_of(self.limits.max_line)
+            got = await handler(conn, resume.received)
+        if session is None or got is None:
+            log.info("%s from %s: nothing to resume in %s", login.name, peer, quoted(resume.game))
+            why = (
+                f"nothing to resume in game {quoted(resume.game)}: it is over, or "
+                f"{login.name} was forfeited or not back within its reconnect window"
+            )
+            return await self._refuse(conn, why, code="resume")
+        session.reattach(conn)
+        log.info("%s resumed %s from %s", login.name, resume.game, peer)
         return session
 
     async def _tls_handshake(
@@ -433,14 +465,15 @@ class BotServer:
         return True
 
     async def _refuse(
-        self, conn: Connection, problem: str, code: Literal["login", "busy"] = "login"
+        self, conn: Connection, problem: str, code: Literal["login", "busy", "resume"] = "login"
     ) -> TcpSession | None:
         """Tell the peer why (`code` login or busy), say `bye`, and give up on it (the
         caller has logged it): None, for `_login` to return."""
         self.refused += 1
         try:
             conn.send(m.Error(code=code, message=problem))
-            conn.send(m.Bye(reason="busy" if code == "busy" else "login refused"))
+            reasons = {"busy": "busy", "resume": "resume refused"}
+            conn.send(m.Bye(reason=reasons.get(code, "login refused")))
             with trio.move_on_after(1):
                 await conn.flush()
         except (BotGoneError, BotStalledError):

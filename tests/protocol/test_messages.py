@@ -96,6 +96,7 @@ TO_BOT: list[m.Message] = [
     m.Error(code="illegal", message="seat 0 does not hold 1-0", request=7),
     m.Error(code="version", message="bot speaks protocol 2"),
     m.Ping(nonce=4242),
+    m.Resumed(game="g00007", received=12),
     m.Bye(),
     m.Bye(reason="forfeit: timeout"),
 ]
@@ -104,6 +105,7 @@ FROM_BOT: list[m.Message] = [
     m.Ready(name="random", version="1.2", author="A. Person"),
     m.Ready(name="minimal"),
     m.Login(name="tcp-bot", token="not-a-real-token"),
+    m.Login(name="tcp-bot", token="not-a-real-token", resume=m.Resume(game="g00007", received=31)),
     m.MoveReply(id=26, index=0),
     m.MoveReply(id=27, action="play", tile=(4, 4), train=3, announce=True),
     m.MoveReply(id=28, action="draw"),

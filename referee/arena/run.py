@@ -92,10 +92,20 @@ def running(out: Path) -> bool:
     return False
 
 
-def unit_seed(key: bytes, unit: int) -> int:
+def unit_seed(key: bytes, unit: int, label: str = "arena/unit") -> int:
     """The deal of unit `unit`: 128 bits from the arena's secret deal key."""
-    digest = hmac.new(key, f"arena/unit/{unit}".encode(), hashlib.sha256).digest()
+    digest = hmac.new(key, f"{label}/{unit}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[: SEED_BITS // 8], "big")
+
+
+def deal_of(ledger: ArenaLedger, unit: Unit, key: bytes) -> int:
+    """The deal a unit is played on. A final's units are numbered from 0 in the final
+    (`arena/final/K`), so a final's deals do not depend on how many units the arena
+    played before it: with a pinned `deal_key`, a final is dealt the same every time."""
+    if unit.stage == "final":
+        number = sum(1 for u in ledger.units(stage="final") if u.id < unit.id)
+        return unit_seed(key, number, "arena/final")
+    return unit_seed(key, unit.id)
 
 
 def rate(versions: list[Version], rec: Record) -> list[tuple[float, float]]:
@@ -319,7 +329,7 @@ class ArenaRun:
         self.busy.update(unit.seats)
         try:
             done = await self.ledger.in_thread(self.ledger.recorded_rotations, unit.id)
-            seed = unit_seed(key, unit.id)
+            seed = await self.ledger.in_thread(deal_of, self.ledger, unit, key)
             for rotation in range(unit.games):
                 if rotation in done:
                     continue

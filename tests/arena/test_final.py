@@ -24,10 +24,18 @@ from ._arena import LIMIT_S, ROOT, Running, arena_file, bot, games_of, referee
 RULES = "max_pip = 6"
 
 
+# Pinned keys: the final's deals (numbered within the final) and the bots' seeds are
+# the same on every run, so a final among the same field plays the same games, and
+# the suite's longest test costs the same every time. On fresh random keys the
+# separation final took 90 to 456 games (median 183 over six keys); of the pinned keys
+# tried, 5eed… took 474, b0a7… 288, c0de… 264, and this one 216: a middling final.
+KEYS = {"deal_key": "f1a1" * 16, "bot_seed_key": "b07" * 8}
+
+
 def warm(tmp_path: Path, bots: dict[str, str]) -> Path:
     """An arena that played a few games of each bot, stopped and frozen."""
     out = tmp_path / "out"
-    run = Running(arena_file(tmp_path, bots, rules=RULES), out, "--jobs", "2")
+    run = Running(arena_file(tmp_path, bots, rules=RULES, **KEYS), out, "--jobs", "2")
     try:
         run.wait(
             "every bot to play",

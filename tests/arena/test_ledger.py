@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.arena.ledger import ArenaError, ArenaLedger
-from referee.arena.run import fault_check, rate
+from referee.arena.run import deal_of, fault_check, rate, unit_seed
 from referee.league.records import Record
 
 BOT = {"command": ["true"], "cwd": "/"}
@@ -179,3 +179,19 @@ def test_a_pinned_key_is_kept_and_another_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ArenaError, match="bot_seed_key differs"):
         led.secret("bot_seed_key", pinned)  # pinned after the arena made its own
     led.close()
+
+
+def test_a_finals_deals_are_numbered_within_the_final(tmp_path: Path) -> None:
+    # Two arenas that played different numbers of units before their finals deal the
+    # finals alike: a pinned deal key then replays a final whatever came before it.
+    key = bytes(range(32))
+    finals = []
+    for arena_units in (3, 7):
+        led = ArenaLedger(tmp_path / f"{arena_units}.db", create=True)
+        arena = [led.open_unit("arena", 2, ["a@1", "b@1"], 2) for _ in range(arena_units)]
+        final = [led.open_unit("final", 2, ["a@1", "b@1"], 2) for _ in range(4)]
+        finals.append([deal_of(led, u, key) for u in final])
+        assert finals[-1] == [unit_seed(key, k, "arena/final") for k in range(4)]
+        assert not {deal_of(led, u, key) for u in arena} & set(finals[-1])
+        led.close()
+    assert finals[0] == finals[1] and len(set(finals[0])) == 4

@@ -661,6 +661,15 @@ def test_an_empty_command_line_is_a_usage_error(tmp_path: Path) -> None:
     assert result.stderr == "referee: error: bot 2: empty command line\n"
 
 
+def test_an_unnamed_bot_is_named_after_its_program_not_its_option(tmp_path: Path) -> None:
+    result = run_cli("play", "nosuchbot --fast", "random_bot", "--log-dir", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "referee: error: bot 1 (nosuchbot): cannot start it: 'nosuchbot' is not an "
+        "executable program (looked in PATH)\n"
+    )
+
+
 UNSTARTABLE = [
     ("/nonexistent/folder/bot", "'/nonexistent/folder/bot': no such file"),
     ("no-such-program-anywhere", "is not an executable program (looked in PATH)"),

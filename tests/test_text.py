@@ -156,6 +156,10 @@ def test_a_bad_name_on_the_command_line_is_refused_naming_it(argument: str, said
 
 def test_a_name_taken_from_a_program_is_botN_when_it_cannot_be_a_name() -> None:
     assert parse_bot("python greedy_bot.py").name == "greedy_bot"
+    # Named after the script or the program, never an option or an option's value.
+    assert parse_bot("nosuchbot --fast").name == "nosuchbot"
+    assert parse_bot("python sample_bots/search_bot.py --budget-ms 20").name == "search_bot"
+    assert parse_bot("java -cp build Bot").name == "Bot"
     assert parse_bot(f"python {'x' * 100}.py", 2).name == "bot3"
     assert parse_bot("python 'a\x1bb.py'").name == "bot1"
 

@@ -20,6 +20,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from ..bots.faults import Policy
 from ..league.config import DEAL_KEY_MIN_HEX, ConfigError, LeagueConfig, hex_key, parse_config
+from ..league.schema import explain
 from ..text import NAME_MAX, NAME_RULE, name_problem, quoted
 
 Seats = Annotated[int, Meta(ge=2, le=8)]
@@ -158,10 +159,11 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
         if key not in _OTHER:
             hint = " (an arena's terms are in [arena])" if key == "league" else ""
             raise ConfigError(f"{key}: not a key of an arena file{hint} (in {path})")
+    given = {"arena": data.get("arena", {})}
     try:
-        file = msgspec.convert({"arena": data.get("arena", {})}, ArenaFile, strict=True)
+        file = msgspec.convert(given, ArenaFile, strict=True)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{_explain(exc)} (in {path})") from None
+        raise ConfigError(f"{explain(exc, given, ArenaFile)} (in {path})") from None
     table = file.arena
     sizes = (table.tables,) if isinstance(table.tables, int) else tuple(table.tables)
     if not sizes:

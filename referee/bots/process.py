@@ -194,9 +194,25 @@ def parse_bot(text: str, index: int = 0, label: str | None = None) -> BotSpec:
         raise ValueError(f"{label}: empty command line")
     if name:
         return BotSpec(name=name, argv=argv)
-    prog = Path(argv[-1] if len(argv) > 1 else argv[0]).stem
+    prog = Path(_script(argv)).stem
     name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
     return BotSpec(name=name, argv=argv, named=False)
+
+
+def _script(argv: Sequence[str]) -> str:
+    """What a bot given without NAME= is named after: the script an interpreter runs
+    (the first argument that is a file, else the first that looks like one, with a
+    suffix or a folder: `python bots/mine.py --budget-ms 20` is `mine`), else the last
+    argument that is not an option (`java -cp build Bot` is `Bot`), else the program
+    (`nosuchbot --fast` is `nosuchbot`, never its option)."""
+    args = [arg for arg in argv[1:] if not arg.startswith("-")]
+    for arg in args:
+        if Path(arg).is_file():
+            return arg
+    for arg in args:
+        if Path(arg).suffix or "/" in arg:
+            return arg
+    return args[-1] if args else argv[0]
 
 
 # What a bot says last when a limit stops it: Python's, C's and C++'s, Node's, Java's.

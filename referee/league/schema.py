@@ -699,7 +699,11 @@ def _plural(text: str) -> str:
     """ "a string" -> "strings", "a number above 0" -> "numbers above 0"."""
     for article in ("a ", "an "):
         if text.startswith(article):
-            noun, _, rest = text.removeprefix(article).partition(" ")
+            text = text.removeprefix(article)
+            for phrase in ("whole number",):  # an adjective before the noun
+                if text.startswith(phrase):
+                    return f"{phrase}s{text.removeprefix(phrase)}"
+            noun, _, rest = text.partition(" ")
             return f"{noun}s {rest}".strip()
     return f"values that are {text}"
 
@@ -729,13 +733,15 @@ _STEP = re.compile(r"\.([A-Za-z0-9_$-]+)|\[(\d+)\]|\[\.\.\.\]")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def explain(error: msgspec.ValidationError, data: dict[str, Any]) -> str:
-    """`error` from decoding `data` into `LeagueFile`, as one line that names the key
-    the way the file spells it (`bot[2].command`), says what it must be and what it
-    is (never a secret's value)."""
+def explain(
+    error: msgspec.ValidationError, data: dict[str, Any], root: type[Any] | None = None
+) -> str:
+    """`error` from decoding `data` into `root` (`LeagueFile` unless given: an arena
+    file's `ArenaFile`), as one line that names the key the way the file spells it
+    (`bot[2].command`), says what it must be and what it is (never a secret's value)."""
     found = _AT.fullmatch(str(error))  # no " - at" for the top level
     message, where = (found[1], found[2]) if found else (str(error), "")
-    t: mi.Type = _struct(LeagueFile)
+    t: mi.Type = _struct(root if root is not None else LeagueFile)
     value: Any = data
     path = ""
     secret = False

@@ -47,7 +47,9 @@ def test_every_arena_key_is_in_the_spec_with_its_default() -> None:
     ("data", "message"),
     [
         ({"league": {}}, "league: not a key of an arena file (an arena's terms are in [arena])"),
-        ({"arena": {"tables": 9}}, "arena.tables"),
+        ({"arena": {"tables": 9}}, "arena.tables: 9 is too large; expected a whole number"),
+        ({"arena": {"tables": 9}}, "or an array of whole numbers from 2 to 8"),
+        ({"arena": {"tabels": 3}}, "arena.tabels: unknown key (did you mean tables?); expected"),
         ({"arena": {"max_fault_rate": 2.0}}, "arena.max_fault_rate"),
         ({"arena": {"colour": "red"}}, "colour"),
         ({"bot": [{"name": "a@b", "command": "x"}]}, "must be without spaces, slashes, @ or #"),

@@ -734,7 +734,9 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def explain(
-    error: msgspec.ValidationError, data: dict[str, Any], root: type[Any] | None = None
+    error: msgspec.ValidationError,
+    data: dict[str, Any],
+    root: type[msgspec.Struct] | None = None,
 ) -> str:
     """`error` from decoding `data` into `root` (`LeagueFile` unless given: an arena
     file's `ArenaFile`), as one line that names the key the way the file spells it

@@ -163,11 +163,13 @@ def load_league(
     sandbox: str | None,
     cluster: str | None,
     keep_going: bool = False,
+    check: Callable[[LeagueConfig], None] | None = None,
 ) -> LeagueConfig:
     """The league file with --out and --sandbox applied, and --cluster checked; a bad
-    file or cluster address is a one-line error (exit 2) before anything starts. Bots
-    that "auto" leaves without a sandbox (bubblewrap does not work) are named in one
-    line on stderr. With `keep_going`, no failed start stops the league."""
+    file or cluster address is a one-line error (exit 2) before anything starts, and
+    so is what `check` refuses (it calls `fail`), before the output folder is made.
+    Bots that "auto" leaves without a sandbox (bubblewrap does not work) are named in
+    one line on stderr. With `keep_going`, no failed start stops the league."""
     from pathlib import Path
 
     from ..league.cluster import ClusterError, check_target
@@ -179,6 +181,8 @@ def load_league(
         config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
         if cluster is not None:
             check_target(cluster)
+        if check is not None:
+            check(config)
         ready_folder(config.out, "--out" if out else "league.out")
     except (ConfigError, ClusterError, OutputError) as exc:
         fail(str(exc))

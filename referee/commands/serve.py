@@ -110,13 +110,25 @@ def serve_cmd(
             "and --tls-key), or allow it with --insecure-plaintext"
         )
     keep_out_of_core_dumps()  # before a token is read
-    config = load_league(config_file, out, sandbox, cluster, keep_going)
     tls = None
     try:
+        # A certificate and key that cannot serve are refused before the output folder
+        # is made, and a key in a bot's view too.
         if tls_cert is not None and tls_key is not None:
             tls = server_tls(Path(tls_cert), Path(tls_key))
-            check_key_hidden(config, tls.key)
-        elif tls_mode is not None:
+    except TlsError as exc:
+        fail(str(exc))
+    key = tls.key if tls is not None else None
+    config = load_league(
+        config_file,
+        out,
+        sandbox,
+        cluster,
+        keep_going,
+        check=(lambda c: check_key_hidden(c, key)) if key is not None else None,
+    )
+    try:
+        if tls is None and tls_mode is not None:
             tls = self_signed(config.out / "tls", host)
     except TlsError as exc:
         fail(str(exc))

@@ -372,3 +372,26 @@ def test_a_certificate_or_key_serve_cannot_use_is_named_in_one_line(tmp_path: Pa
         with pytest.raises(TlsError) as info:
             server_tls(cert_file, key_file)
         assert str(info.value).startswith(said.format(c=cert_file, k=key_file)), info.value
+
+
+def test_serve_refuses_a_bad_certificate_before_it_makes_its_output_folder(
+    tmp_path: Path,
+) -> None:
+    path = league_file(tmp_path, tcp=True)
+    (tmp_path / "junk.crt").write_text("not a certificate\n")
+    (tmp_path / "junk.key").write_text("not a key\n")
+    cert, key = tmp_path / "junk.crt", tmp_path / "junk.key"
+    tls = ["--tls-cert", str(cert), "--tls-key", str(key)]
+    refused = subprocess.run(
+        [*REFEREE, "serve", str(path), "--port", "0", *tls],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert (
+        refused.stderr
+        == f"referee: error: --tls-cert {tmp_path / 'junk.crt'}: not a PEM certificate\n"
+    )
+    assert not (path.parent / "out").exists()

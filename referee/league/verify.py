@@ -45,10 +45,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import json
+import shutil
 import sqlite3
 import statistics
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -235,13 +238,10 @@ class Verifier:
         db = folder / "league.db"
         if db.is_file():
             try:
-                conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-                try:
+                with _read_only(db) as conn:
                     self.ledger = read_records(conn)
                     self.meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-                finally:
-                    conn.close()
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OSError) as exc:
                 raise VerifyError(f"{db}: cannot read the ledger: {exc}") from None
         if results is None and self.ledger is None:
             raise VerifyError(f"{folder}: neither {RESULTS} nor league.db is here")
@@ -1242,3 +1242,29 @@ def lines(report: Report) -> Iterator[str]:
         yield check.line()
     if report.uncovered:
         yield "not covered: " + "; ".join(report.uncovered)
+
+
+@contextlib.contextmanager
+def _read_only(db: Path) -> Iterator[sqlite3.Connection]:
+    """The ledger `db`, read without writing a byte beside it. SQLite opens a database
+    in write-ahead-log mode, even read-only, by making its `-shm` and `-wal` files; a
+    ledger without them (a league that closed its ledger) is read as immutable, one
+    with them (a league running, or cut short) from a copy of the two in a temporary
+    folder."""
+    wal, shm = db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")
+    if not wal.exists() and not shm.exists():
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            yield conn
+        finally:
+            conn.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="referee-verify-") as copy:
+        shutil.copyfile(db, Path(copy) / db.name)
+        if wal.exists():
+            shutil.copyfile(wal, Path(copy) / wal.name)
+        conn = sqlite3.connect(Path(copy) / db.name)
+        try:
+            yield conn
+        finally:
+            conn.close()

@@ -118,6 +118,7 @@ def failing(result: subprocess.CompletedProcess[str]) -> list[str]:
 
 def test_a_signed_league_verifies_from_its_folder_and_its_site(signed: Path) -> None:
     digest = published(signed)
+    before = sorted(p.relative_to(signed) for p in signed.rglob("*"))
     for where in (signed / "out", signed / "out" / "site"):
         result = verify(signed, where, "--commitment", digest)
         assert result.returncode == 0, result.stdout + result.stderr
@@ -128,6 +129,8 @@ def test_a_signed_league_verifies_from_its_folder_and_its_site(signed: Path) -> 
         assert result.stdout.splitlines()[-1].startswith("verified: all ")
     # The output folder has its ledger, which is checked against results.json too.
     assert "ok    ledger:" in verify(signed, signed / "out").stdout
+    # Verify writes nothing into what it checks: not even SQLite's -shm and -wal files.
+    assert sorted(p.relative_to(signed) for p in signed.rglob("*")) == before
 
 
 def test_the_commitment_comes_first_and_every_log_names_it(signed: Path) -> None:

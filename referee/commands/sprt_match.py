@@ -43,12 +43,17 @@ TIME_KEYS = ("startup_ms", "move_ms", "bank_ms", "increment_ms", "grace_ms")
 
 
 def key_values(text: str, keys: tuple[str, ...]) -> dict[str, str]:
-    """`key=value,key=value`, each key among `keys` and given once, at least one of them;
-    ValueError naming what is wrong."""
+    """`key=value,key=value`, each key among `keys` and given once, at least one of them,
+    no part empty (a stray comma is a typo, not nothing); ValueError naming what is
+    wrong."""
     out: dict[str, str] = {}
-    for part in text.split(","):
+    parts = text.split(",")
+    for n, part in enumerate(parts):
         if not part.strip():
-            continue
+            if not text.replace(",", "").strip():
+                break  # nothing at all: said below
+            where = "a trailing" if n == len(parts) - 1 else "a leading" if n == 0 else "a double"
+            raise ValueError(f"{where} comma; give key=value pairs, one between commas")
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in keys:

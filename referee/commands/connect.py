@@ -150,6 +150,9 @@ def connect_cmd(
     if outcome.kind == "tls":  # not the server expected: no use trying again
         click.echo(f"referee connect: {shown(address)}: {shown(outcome.detail)}", err=True)
         sys.exit(2)
+    if outcome.kind == "unreachable":  # never connected: the address is wrong, or no server
+        click.echo(f"referee connect: {shown(outcome.detail)}", err=True)
+        sys.exit(2)
     # The detail may quote the server, or the bot.
     click.echo(f"referee connect: {name}: {outcome.kind}: {shown(outcome.detail)}", err=True)
     sys.exit(1)

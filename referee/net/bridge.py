@@ -60,7 +60,8 @@ class Outcome:
 
     kind: str  # "done": the league is over; "refused": login refused; "busy": server full;
     # "failed": the bot could not be started; "tls": the server is not the one it must
-    # be (a refused certificate, another pin, no TLS); "dropped": anything else
+    # be (a refused certificate, another pin, no TLS); "unreachable": no connection was
+    # ever made (nothing listens there, no route); "dropped": anything else
     detail: str = ""
 
 
@@ -145,6 +146,7 @@ async def run_bridge(
     fresh one plays the later games."""
     spec = BotSpec(name=name, argv=tuple(argv), env=dict(env or {}))
     failures = 0
+    connected = False  # whether any connection was ever made
     outcome = Outcome("dropped", "never connected")
     kept: _Bot | None = None  # a bot in a game whose connection dropped
     lost_at = 0.0  # when it dropped
@@ -166,10 +168,11 @@ async def run_bridge(
                     continue
                 failures += 1
                 if not reconnect or failures > retries:
-                    return outcome
+                    return outcome if connected else Outcome("unreachable", outcome.detail)
                 await trio.sleep(retry_delay_s)
                 continue
             failures = 0
+            connected = True
             wire: trio.abc.Stream = stream
             resume: m.Resume | msgspec.UnsetType = msgspec.UNSET
             if kept is not None and kept.game is not None:

@@ -484,10 +484,11 @@ def test_connect_to_a_port_nobody_listens_on_names_the_reason(tmp_path: Path) ->
     args = [referee, "connect", f"127.0.0.1:{port}", "--name", "c"]
     args += ["--token-file", str(tmp_path / "c.token"), "--no-reconnect", "--", *RANDOM]
     done = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1, done.stderr
+    # Never connected: a wrong address or no server, not a dropped line (exit 2, not 1).
+    assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr == (
-        f"referee connect: c: dropped: cannot connect to 127.0.0.1:{port}: Connection refused\n"
+        f"referee connect: cannot connect to 127.0.0.1:{port}: Connection refused\n"
     )
 
 

@@ -226,6 +226,24 @@ def test_cli_full_plays_whole_games_from_the_first(
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("nosuchcmd --x", "'nosuchcmd' is not an executable program (looked in PATH)"),
+        ("python3 /nonexistent/bot.py", "'/nonexistent/bot.py': no such file"),
+        ("python3 nothere.py", "'nothere.py': no such file in "),
+    ],
+)
+def test_a_command_that_cannot_start_is_one_line_naming_it(command: str, said: str) -> None:
+    # A mistyped command is bad input (exit 2), not a bot that fails its checks, and its
+    # message names the program or the script (was "[Errno 2]", or a failed handshake).
+    result = CliRunner().invoke(main, ["check-bot", command])
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"referee: error: {command}: cannot start it: ")
+    assert said in lines[0] and "Errno" not in lines[0]
+
+
 # ---------------------------------------------------------------- bad bots
 
 

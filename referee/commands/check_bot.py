@@ -46,9 +46,12 @@ def check_bot_cmd(
 ) -> None:
     """Check a bot against the protocol: referee check-bot [OPTIONS] -- CMD [ARGS...]."""
 
+    from pathlib import Path
+
     from protocol.messages import TimeControl
 
-    from ..bots.process import BotSpec
+    from ..bots.process import BotSpec, missing_script, unstartable
+    from ..bots.sandbox import INTERPRETERS
     from ..game.checkbot import battery, check_bot, stderr_file
     from ..text import NAME_RULE, name_problem, quoted, shown
     from .play_game import time_control
@@ -67,6 +70,14 @@ def check_bot_cmd(
     if name is None:  # the program, as the report calls it
         name = argv[0] if name_problem(argv[0]) is None else "bot"
     spec = BotSpec(name=name, argv=argv, env=env, sandbox=sandbox or AUTHOR_SANDBOX)
+    # A program that is not there, or a script its interpreter would not find, is a
+    # mistyped command: one line naming it (exit 2), not a failed check.
+    problem = unstartable(spec) or missing_script(spec)
+    script = argv[1] if len(argv) > 1 and INTERPRETERS.fullmatch(Path(argv[0]).name) else ""
+    if problem is None and script.startswith("/") and not Path(script).exists():
+        problem = f"{script!r}: no such file"  # checked here, where it runs
+    if problem is not None:
+        fail(f"{shown(spec.command)}: cannot start it: {problem}")
     if spec.sandbox != "none":
         import os
 

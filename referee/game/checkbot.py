@@ -122,7 +122,7 @@ async def check_bot(
     try:
         bot = await start_bot(spec, stderr_path)
     except OSError as exc:
-        add("start", False, f"cannot start {spec.command}: {exc}")
+        add("start", False, f"cannot start {spec.command}: {exc.strerror or exc}")
         return checks
     async with trio.open_nursery() as nursery:
         nursery.start_soon(bot.drain_stderr)

@@ -234,3 +234,19 @@ def test_first_train_draws_on_an_unfit_draw_marks_the_train() -> None:
     assert s.trains[0].tiles == ()
     assert s.hands[0] == (tile(2, 0), tile(3, 1), tile(5, 4))
     assert s.first_pending[0] is False  # the next turn is an ordinary one
+
+
+def test_with_teams_a_first_train_goes_on_while_a_tile_fits_either_of_the_sides() -> None:
+    # Teams: a side's trains are "one and the same" (spec/RULES.md, Teams): seat 2 may
+    # build on its own train (2) or its partner's (0), and under first_train_until_stuck
+    # it goes on while a tile of its hand fits the open end of either.
+    rules = preset("masters", max_pip=6, players=4, teams=True)
+    hands = [[(1, 1)], [(0, 0)], [(4, 2), (2, 3), (6, 1), (5, 5)], [(0, 1)]]
+    s = position(rules, hands, trains={0: [(6, 4)]}, to_move=2, first_turns=True)
+    assert legal_moves(s) == (play(4, 2, 0), play(6, 1, 2))  # no other train
+    s = run(s, play(4, 2, 0), play(2, 3, 0))
+    # Nothing fits 3 on train 0, but 6-1 starts train 2, the side's other: no end yet.
+    assert (s.ctx, legal_moves(s)) == (Ctx.CONTINUE, (play(6, 1, 2),))
+    assert "goes on while a tile" in _rejected(s, END)
+    s = apply(s, play(6, 1, 2))
+    assert legal_moves(s) == (END,)  # 5-5 fits neither 3 nor 1: now it may end

@@ -611,7 +611,7 @@ def test_binding_lists_only_doubles_that_bind_now() -> None:
 # ---------------------------------------------------------------- celko's double marker (002)
 
 
-def _celko_three_doubles(satisfy_order: str) -> State:
+def _celko_example(satisfy_order: str) -> State:
     """002's example: seat 0 holds [1-1], [2-2], [3-3], [3-4] and [2-5].
 
     Double-6, engine 6. Train 0 (seat 0's) ends 1, the Mexican train (4) ends 2, and
@@ -625,9 +625,30 @@ def _celko_three_doubles(satisfy_order: str) -> State:
         [(5, 5)],
     ]
     trains = {0: [(6, 1)], 2: [(6, 3)], MEX: [(6, 2)]}
-    state = position(rules, hands, trains=trains, markers=[2], boneyard=[(4, 1)])
-    # "He plays his [1-1], places the doubles marker, and gets another turn", and so on.
-    return run(state, play(1, 1, 0), play(2, 2, MEX), play(3, 3, 2))
+    return position(rules, hands, trains=trains, markers=[2], boneyard=[(4, 1)])
+
+
+def _celko_three_doubles(satisfy_order: str) -> State:
+    """002's example after the three doubles: "He plays his [1-1], places the doubles
+    marker, and gets another turn", and so on."""
+    return run(_celko_example(satisfy_order), *EXAMPLE_DOUBLES)
+
+
+EXAMPLE_DOUBLES = (play(1, 1, 0), play(2, 2, MEX), play(3, 3, 2))
+
+
+def test_celko_each_double_of_the_example_takes_the_marker_and_another_turn() -> None:
+    # 002's example, a step at a time: "He plays his [1-1], places the doubles marker,
+    # and gets another turn. He plays his [2-2], places the doubles marker, and gets
+    # another turn. He plays his [3-3] places the doubles marker, and gets another turn."
+    start = _celko_example("last")
+    marked = []
+    for move in EXAMPLE_DOUBLES:
+        start = apply(start, move)
+        assert start.to_move == 0  # another turn
+        marked.append(start.marked_double)
+    assert marked == [0, MEX, 2]  # the marker moves to each new double
+    assert set(start.open_doubles) == {0, 2, MEX}  # all three open, the [3-3] marked
 
 
 def test_celko_only_the_last_double_binds() -> None:

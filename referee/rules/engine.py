@@ -13,7 +13,24 @@ from .explain import explain
 from .legal import _start_plays, _Table, _table, legal_moves
 from .options import EngineSource, FirstPlayer, FirstTurn, Rules
 from .scoring import finish_round, outcome_of
-from .state import MEXICAN, Ctx, Move, MoveKind, RoundEnd, RoundResult, State, Train
+from .state import (
+    _BUILD,
+    _BUILD_FOLLOW,
+    _CONTINUE,
+    _DRAW,
+    _FOLLOW,
+    _PASS,
+    _PLAY,
+    _START,
+    _SWAN,
+    MEXICAN,
+    Ctx,
+    Move,
+    RoundEnd,
+    RoundResult,
+    State,
+    Train,
+)
 from .tiles import Tile, full_set
 
 
@@ -175,9 +192,9 @@ def apply(state: State, move: Move, *, check: bool = True) -> State:
     if check and move not in legal_moves(state):
         raise IllegalMoveError(explain(state, move))
     kind = move.kind
-    if kind is MoveKind.PLAY:
+    if kind is _PLAY:
         return _play(state, move)
-    if kind is MoveKind.DRAW:
+    if kind is _DRAW:
         new = state.copy()
         seat = state.to_move
         tile = state.boneyard[-1]
@@ -185,7 +202,7 @@ def apply(state: State, move: Move, *, check: bool = True) -> State:
         new.hands = _with_hand(state.hands, seat, tuple(sorted((*state.hands[seat], tile))))
         new.drawn = tile
         return new
-    if kind is MoveKind.PASS:
+    if kind is _PASS:
         return _end_turn(state.copy(), marker=True)
     return _end_turn(state.copy(), marker=False)
 
@@ -193,7 +210,21 @@ def apply(state: State, move: Move, *, check: bool = True) -> State:
 def _with_hand(
     hands: tuple[tuple[Tile, ...], ...], seat: int, hand: tuple[Tile, ...]
 ) -> tuple[tuple[Tile, ...], ...]:
-    return (*hands[:seat], hand, *hands[seat + 1 :])
+    out = list(hands)
+    out[seat] = hand
+    return tuple(out)
+
+
+def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    """`hand` less `tile` (every copy of it; unchanged if it holds none)."""
+    try:
+        at = hand.index(tile)
+    except ValueError:
+        return hand
+    rest = hand[:at] + hand[at + 1 :]
+    if tile in rest:  # never in a dealt hand, whose tiles are distinct
+        return tuple([t for t in rest if t != tile])
+    return rest
 
 
 def _play(state: State, move: Move) -> State:
@@ -204,22 +235,24 @@ def _play(state: State, move: Move) -> State:
     index = move.train
     assert tile is not None and index is not None  # guaranteed by the legal list
     new = state.copy()
-    double = tile.is_double
+    hi, lo = tile
+    double = hi == lo
 
-    hand = state.hands[seat]
-    rest = tuple(t for t in hand if t != tile)
+    rest = _without(state.hands[seat], tile)
     new.hands = _with_hand(state.hands, seat, rest)
     trains = list(state.trains)
     line = trains[index]
-    satisfied = bool(line.tiles) and line.tiles[-1].is_double
-    trains[index] = Train(line.owner, (*line.tiles, tile), tile.other(line.end), line.parent)
+    owner, line_tiles, end, parent = line
+    # A train ending in a double is that double's open end: this tile satisfies it.
+    satisfied = bool(line_tiles) and line_tiles[-1].is_double
+    trains[index] = Train(owner, (*line_tiles, tile), lo if hi == end else hi, parent)
     doubles = state.open_doubles
     if satisfied and index in doubles:
-        doubles = tuple(i for i in doubles if i != index)
+        doubles = tuple([i for i in doubles if i != index])
         if rules.branching_doubles:
             # The satisfied double opens two more directions from its sides.
-            trains.append(Train(line.owner, (), line.end, index))
-            trains.append(Train(line.owner, (), line.end, index))
+            trains.append(Train(owner, (), end, index))
+            trains.append(Train(owner, (), end, index))
     if double:
         doubles = (*doubles, index)
     if table.last:
@@ -232,33 +265,36 @@ def _play(state: State, move: Move) -> State:
     if table.next_turn:
         now, laid = state.bind_now, state.bind_next
         if satisfied and index in state.open_doubles:
-            now = tuple(i for i in now if i != index)
-            laid = tuple(i for i in laid if i != index)
+            now = tuple([i for i in now if i != index])
+            laid = tuple([i for i in laid if i != index])
         new.bind_now = now
-        new.bind_next = (*laid, index) if tile.is_double else laid
+        new.bind_next = (*laid, index) if double else laid
     new.trains = tuple(trains)
     new.open_doubles = doubles
     count = list(state.table_count)
-    count[tile.hi] += 1
+    count[hi] += 1
     if not double:
-        count[tile.lo] += 1
+        count[lo] += 1
     new.table_count = tuple(count)
     new.drawn = None
 
+    ctx = state.ctx
+    building = ctx is _BUILD or ctx is _BUILD_FOLLOW
     own = table.group_of[seat]
-    if double and line.owner == own and rules.unfinished_own_double_marks:
-        ctx = state.ctx
-        if ctx is not Ctx.BUILD and ctx is not Ctx.BUILD_FOLLOW:
-            # 004: left unfinished at the end of this turn, it makes the train public.
-            # The fast phase is exempt: there turns are ignored (004's Fast Game).
-            new.own_doubles = (*state.own_doubles, index)
-    if line.owner == own or (rules.any_play_clears_marker and line.owner != MEXICAN):
-        members = table.members[line.owner]
-        if any(state.markers[s] for s in members):
-            markers = list(state.markers)
-            for s in members:
-                markers[s] = False
-            new.markers = tuple(markers)
+    if double and owner == own and rules.unfinished_own_double_marks and not building:
+        # 004: left unfinished at the end of this turn, it makes the train public.
+        # The fast phase is exempt: there turns are ignored (004's Fast Game).
+        new.own_doubles = (*state.own_doubles, index)
+    if owner == own or (rules.any_play_clears_marker and owner != MEXICAN):
+        members = table.members[owner]
+        markers = state.markers
+        for s in members:
+            if markers[s]:
+                cleared = list(markers)
+                for m in members:
+                    cleared[m] = False
+                new.markers = tuple(cleared)
+                break
 
     if rules.announce_one_tile:
         new.penalty_due = len(rest) == 1 and not move.announce
@@ -266,40 +302,39 @@ def _play(state: State, move: Move) -> State:
     if not rest:
         return _went_out(new, seat)
 
-    ctx = state.ctx
     if double:
-        new.ctx = Ctx.BUILD_FOLLOW if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW) else Ctx.FOLLOW
-        if ctx is Ctx.FOLLOW and state.drawn is not None and table.on_double:
+        new.ctx = _BUILD_FOLLOW if building else _FOLLOW
+        if ctx is _FOLLOW and state.drawn is not None and table.on_double:
             # 003's exception: a double drawn in an on-double follow-up and laid "must"
             # be followed "as well", wherever it was laid, the seat's own train included.
             new.must_follow = True
-        if ctx is Ctx.SWAN:
+        if ctx is _SWAN:
             new.lock = index  # a swan drive finishes its own double before going on
         return new
-    if ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
-        new.ctx = Ctx.BUILD
+    if building:
+        new.ctx = _BUILD
         return new
-    if state.turn_first or ctx is Ctx.CONTINUE:
-        new.ctx = Ctx.CONTINUE
+    if state.turn_first or ctx is _CONTINUE:
+        new.ctx = _CONTINUE
         return new
     if (
-        rules.first_turn is FirstTurn.DELAYED
+        table.delayed
         and index == seat
-        and not line.tiles
-        and ctx in (Ctx.START, Ctx.FOLLOW)
+        and not line_tiles
+        and (ctx is _START or ctx is _FOLLOW)
         and state.lock < 0
     ):
-        new.ctx = Ctx.CONTINUE  # the saved first train is played now, as long as wanted
+        new.ctx = _CONTINUE  # the saved first train is played now, as long as wanted
         new.turn_first = True
         return new
     if rules.swan_drive:
-        if ctx is Ctx.SWAN or state.lock >= 0:
+        if ctx is _SWAN or state.lock >= 0:
             new.lock = -1
-            new.ctx = Ctx.SWAN
-            new.swan_pos = _swan_after(state, seat, line.owner, table)
+            new.ctx = _SWAN
+            new.swan_pos = _swan_after(state, seat, owner, table)
             return new
-        if line.owner == own:
-            new.ctx = Ctx.SWAN
+        if owner == own:
+            new.ctx = _SWAN
             new.swan_pos = 0
             return new
     return _end_turn(new, marker=False)
@@ -353,12 +388,12 @@ def _end_turn(state: State, marker: bool) -> State:
         state.bind_now = state.bind_next
         state.bind_next = ()
 
-    if state.ctx in (Ctx.BUILD, Ctx.BUILD_FOLLOW):
+    if state.ctx is _BUILD or state.ctx is _BUILD_FOLLOW:
         nxt = (seat + 1) % n
         if nxt == state.starter:
-            state.ctx = Ctx.START  # everyone has built: turns begin
+            state.ctx = _START  # everyone has built: turns begin
         else:
-            state.ctx = Ctx.BUILD
+            state.ctx = _BUILD
         state.to_move = nxt
         return state
 
@@ -366,8 +401,8 @@ def _end_turn(state: State, marker: bool) -> State:
         pending = list(state.first_pending)
         pending[seat] = False
         state.first_pending = tuple(pending)
-    state.ctx = Ctx.START
-    if any(not h for h in state.hands):
+    state.ctx = _START
+    if () in state.hands:
         # Someone went out during the first turns (masters): only first turns remain.
         waiting = [s for s in range(n) if state.first_pending[s] and state.hands[s]]
         if not waiting:

@@ -12,8 +12,64 @@ from bisect import insort
 from functools import lru_cache
 
 from .options import BindDuration, FirstTurn, FollowUp, OwnDoubleFollowUp, Rules, SatisfyOrder
-from .state import DRAW, END, MEXICAN, PASS, Ctx, Move, MoveKind, State
+from .state import (
+    _BUILD,
+    _BUILD_FOLLOW,
+    _CONTINUE,
+    _FOLLOW,
+    _START,
+    _SWAN,
+    DRAW,
+    END,
+    MEXICAN,
+    PASS,
+    Ctx,
+    Move,
+    MoveKind,
+    State,
+)
 from .tiles import Tile
+
+
+class _Plays(dict[Tile, Move]):
+    """The PLAY moves onto one train, by tile: each made once per rules value, then shared
+    by every legal move list that holds it (a `Move` is immutable)."""
+
+    def __init__(self, train: int) -> None:
+        super().__init__()
+        self.train = train
+
+    def __missing__(self, tile: Tile) -> Move:
+        move = Move(MoveKind.PLAY, tile, self.train)
+        if type(tile) is Tile:  # anything else only equals a tile: not kept
+            self[tile] = move
+        return move
+
+
+class _PlaysByTrain(dict[int, _Plays]):
+    """`_Plays` by train index, branches included as they appear."""
+
+    def __missing__(self, train: int) -> _Plays:
+        plays = self[train] = _Plays(train)
+        return plays
+
+
+class _OpenGroups(dict[tuple[bool, ...], frozenset[int]]):
+    """For one seat, by markers: the groups whose trains it may play on in a free turn
+    (its own, the Mexican and the public ones)."""
+
+    def __init__(self, own: int, members: tuple[tuple[int, ...], ...]) -> None:
+        super().__init__()
+        self.own = own
+        self.members = members
+
+    def __missing__(self, markers: tuple[bool, ...]) -> frozenset[int]:
+        groups = {self.own, MEXICAN}
+        for g, seats in enumerate(self.members):
+            if all(markers[s] for s in seats):
+                groups.add(g)
+        found = self[markers] = frozenset(groups)
+        return found
 
 
 class _Table:
@@ -44,6 +100,12 @@ class _Table:
         self.last = rules.satisfy_order is SatisfyOrder.LAST
         self.on_double = rules.follow_up is FollowUp.ON_DOUBLE
         self.own_optional = rules.own_double_follow_up is OwnDoubleFollowUp.OPTIONAL
+        self.long_first = rules.first_turn is FirstTurn.LONG
+        self.delayed = rules.first_turn is FirstTurn.DELAYED
+        # Filled as play goes: every PLAY move by train and tile, and each seat's open
+        # groups by markers, so that listing legal moves builds neither again.
+        self.plays = _PlaysByTrain()
+        self.open_groups = tuple(_OpenGroups(self.group_of[s], self.members) for s in range(n))
 
 
 @lru_cache(maxsize=64)
@@ -60,7 +122,11 @@ def legal_moves(state: State) -> tuple[Move, ...]:
 
 
 def _lines_of(state: State, group: int) -> list[int]:
-    return [i for i, t in enumerate(state.trains) if t.owner == group]
+    out = []
+    for i, t in enumerate(state.trains):
+        if t.owner == group:
+            out.append(i)
+    return out
 
 
 def _is_public(state: State, group: int, table: _Table) -> bool:
@@ -81,7 +147,10 @@ def _bound(state: State, table: _Table) -> list[int]:
     trains = state.trains
     count = state.table_count
     doubles = state.bind_now if table.next_turn else state.open_doubles
-    live = [i for i in doubles if count[trains[i].end] < full]
+    live = []
+    for i in doubles:
+        if count[trains[i].end] < full:
+            live.append(i)
     if table.reverse and len(live) > 1:
         return live[-1:]
     if table.last:
@@ -111,27 +180,27 @@ def binding(state: State) -> tuple[int, ...]:
 
 def _available(state: State, seat: int, table: _Table) -> list[int]:
     """Trains open to `seat` in a free turn: its own, the Mexican, and the public ones."""
-    own = table.group_of[seat]
-    markers = state.markers
-    members = table.members
+    groups = table.open_groups[seat][state.markers]
     out = []
     for i, t in enumerate(state.trains):
-        g = t.owner
-        if g in (own, MEXICAN) or all(markers[s] for s in members[g]):
+        if t.owner in groups:
             out.append(i)
     return out
 
 
 def _plays_on(state: State, seat: int, lines: list[int], only: Tile | None) -> list[Move]:
+    # Plain loops, not a comprehension: in CPython 3.11 a comprehension is a function
+    # of its own, made (with a closure over `end`) and called anew for every train.
     hand = (only,) if only is not None else state.hands[seat]
     trains = state.trains
-    out = []
-    play = MoveKind.PLAY
+    by_train = state.table.plays
+    out: list[Move] = []
     for i in lines:
         end = trains[i].end
+        plays = by_train[i]
         for t in hand:
-            if t[0] == end or t[1] == end:
-                out.append(Move(play, t, i))
+            if end in t:
+                out.append(plays[t])
     return out
 
 
@@ -143,8 +212,8 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
     """
     rules = state.rules
     table: _Table = state.table
-    if state.ctx is not Ctx.START or state.to_move != seat:
-        first = rules.first_turn is FirstTurn.LONG and state.first_pending[seat]
+    if state.ctx is not _START or state.to_move != seat:
+        first = table.long_first and state.first_pending[seat]
     else:
         first = state.turn_first
     if first:
@@ -154,7 +223,7 @@ def _start_plays(state: State, seat: int, only: Tile | None) -> tuple[list[Move]
         if bound:
             return _plays_on(state, seat, sorted(bound), only), False
     plays = _open_plays(state, seat, table, only)
-    if rules.first_turn is FirstTurn.DELAYED and not state.trains[seat].tiles:
+    if table.delayed and not state.trains[seat].tiles:
         if only is not None:
             # 004: after drawing, the seat "may then begin their first turn or pass".
             starts = _plays_on(state, seat, [seat], None)
@@ -193,12 +262,12 @@ def _follow_plays(state: State, seat: int, table: _Table, only: Tile | None) -> 
     may have taken its marker down: `any_play_clears_marker`)."""
     if state.lock >= 0:
         return _plays_on(state, seat, [state.lock], only)
-    if state.turn_first or state.ctx is Ctx.BUILD_FOLLOW:
+    if state.turn_first or state.ctx is _BUILD_FOLLOW:
         return _plays_on(state, seat, _lines_of(state, table.group_of[seat]), only)
     # In a follow-up the double just played is the last open one: a double is
     # appended when played, and none can be played on an open double (its tile
     # is unique). `explain` asks outside a follow-up too.
-    followed = state.open_doubles[-1] if state.ctx is Ctx.FOLLOW else -1
+    followed = state.open_doubles[-1] if state.ctx is _FOLLOW else -1
     return _open_plays(state, seat, table, only, followed)
 
 
@@ -267,9 +336,9 @@ def _legal(state: State) -> tuple[Move, ...]:
     ctx = state.ctx
     drawn = state.drawn
     optional = False
-    if ctx is Ctx.START:
+    if ctx is _START:
         plays, optional = _start_plays(state, seat, drawn)
-    elif ctx is Ctx.FOLLOW:
+    elif ctx is _FOLLOW:
         if table.own_optional and _optional_follow(state, seat, table):
             # No obligation, and so no draw: follow where the rules allow, or end.
             plays = _optional_plays(state, seat, table)
@@ -278,12 +347,12 @@ def _legal(state: State) -> tuple[Move, ...]:
             plays = _on_double_plays(state, seat, table, drawn)
         else:
             plays = _follow_plays(state, seat, table, drawn)
-    elif ctx is Ctx.SWAN:
+    elif ctx is _SWAN:
         plays = _plays_on(state, seat, _swan_targets(state, seat, table), None)
         return (*_announced(state, seat, plays), END)
-    elif ctx is Ctx.CONTINUE or ctx is Ctx.BUILD:
+    elif ctx is _CONTINUE or ctx is _BUILD:
         plays = _plays_on(state, seat, _lines_of(state, table.group_of[seat]), None)
-        if plays and ctx is Ctx.CONTINUE and rules.first_train_until_stuck:
+        if plays and ctx is _CONTINUE and rules.first_train_until_stuck:
             # 000: the first train goes on "until they can't put down any more".
             return tuple(_announced(state, seat, plays))
         return (*_announced(state, seat, plays), END)
@@ -295,13 +364,13 @@ def _legal(state: State) -> tuple[Move, ...]:
         if table.own_optional and _optional_follow(state, seat, table):
             return (*_announced(state, seat, plays), END)
         return tuple(_announced(state, seat, plays)) if plays else (END,)
-    moves = _announced(state, seat, plays)
+    moves = _announced(state, seat, plays) if rules.announce_one_tile else plays
     if drawn is None:
         if not plays or optional or not rules.must_play:
             if not state.boneyard:
                 if not plays:
                     moves.append(PASS)
-            elif ctx is Ctx.START and state.turn_first and not rules.first_train_draws:
+            elif ctx is _START and state.turn_first and not rules.first_train_draws:
                 # 000: a seat unable to start its first train "simply" puts its
                 # marker out, without drawing; where a draw would be, a pass is.
                 moves.append(PASS)

@@ -77,6 +77,14 @@ class Ctx(enum.Enum):
     BUILD_FOLLOW = "build-follow"  # fast phase, just played a double
 
 
+# The steps and the move kinds under plain module names, for the engine's hot paths:
+# CPython 3.11 reads an attribute of an enum class (`Ctx.START`) through the enum
+# metaclass's `__getattr__` hook, several times slower than reading a global.
+_START, _FOLLOW, _CONTINUE = Ctx.START, Ctx.FOLLOW, Ctx.CONTINUE
+_SWAN, _BUILD, _BUILD_FOLLOW = Ctx.SWAN, Ctx.BUILD, Ctx.BUILD_FOLLOW
+_PLAY, _DRAW, _PASS = MoveKind.PLAY, MoveKind.DRAW, MoveKind.PASS
+
+
 class RoundEnd(enum.Enum):
     """Why a round ended."""
 

@@ -40,7 +40,15 @@ def tile(a: int, b: int) -> Tile:
 
 def full_set(max_pip: int) -> tuple[Tile, ...]:
     """Every tile of a double-`max_pip` set once, in a fixed order."""
-    return tuple(Tile(hi, lo) for hi in range(max_pip + 1) for lo in range(hi + 1))
+    tiles = _SETS.get(max_pip)
+    if tiles is None:
+        tiles = tuple(Tile(hi, lo) for hi in range(max_pip + 1) for lo in range(hi + 1))
+        if len(_SETS) < 64:
+            _SETS[max_pip] = tiles
+    return tiles
+
+
+_SETS: dict[int, tuple[Tile, ...]] = {}  # full_set's results, made once (every round deals one)
 
 
 def set_size(max_pip: int) -> int:

@@ -171,6 +171,7 @@ async def run_final(
         say(f"waiting up to {wait_s:g} s for the tcp finalists to connect: {', '.join(names)}")
         logged = await server.first_nonces(names, wait_s)
         absent = [n for n, nonce in logged.items() if nonce is None]
+        server.given_up(absent)
         if absent:
             say(
                 f"not connected: {', '.join(absent)}; each of its seats waits the startup "

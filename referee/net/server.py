@@ -198,8 +198,9 @@ class BotServer:
         self.nonces: dict[str, str] = {}
         self.on_login: Callable[[str], None] | None = None  # test hook
         # When it began to listen: a bot that has never logged in is waited for until
-        # `connect_ms` after that (`take_all`).
+        # `connect_ms` after that (`take_all`), unless it was waited for already.
         self.started = trio.current_time()
+        self.waited: set[str] = set()
 
     # ---------------------------------------------------------------- accepting
 
@@ -491,6 +492,12 @@ class BotServer:
                 await self._changed.wait()
         return {n: self.nonces.get(n) for n in names}
 
+    def given_up(self, names: Sequence[str]) -> None:
+        """`names` were waited for their first login already (the arena's final waits
+        `--wait-s`): from now on a game waits their startup clock, not `connect_ms`."""
+        self.waited.update(names)
+        self._notify()
+
     def admit(self, name: str, digest: bytes) -> None:
         """Let bot `name` log in with the token whose SHA-256 is `digest` from now on
         (an arena's tcp entry added while it runs); a known name keeps its session."""
@@ -564,7 +571,7 @@ class BotServer:
                     waiting = True
                     continue
                 end = away.setdefault(name, now) + timeout_s
-                if name not in self.nonces and name not in failed:
+                if name not in self.nonces and name not in failed and name not in self.waited:
                     end = max(end, first_until)  # never logged in: a person may be late
                 if now < end:
                     waiting, until = True, min(until, end)
@@ -584,7 +591,7 @@ class BotServer:
                 taken[name] = session
             elif name in failed:
                 taken[name] = f"did not answer a ping, and not back within {timeout_s * 1000:g} ms"
-            elif name not in self.nonces and name not in failed:
+            elif name not in self.nonces and name not in failed and name not in self.waited:
                 taken[name] = (
                     f"not connected within {self.limits.connect_ms:g} ms of the server's "
                     "start (server.connect_ms)"

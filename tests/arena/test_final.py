@@ -225,6 +225,9 @@ def test_a_tcp_finalist_plays_the_final_over_its_port_and_forfeits_are_no_result
     assert "not connected: net@1" in printed
     last = printed.splitlines()[-1]
     assert last.startswith("no result: net@1 forfeited 1 of its 1 games (first: "), last
+    # Waited --wait-s for its first login, then the startup clock at its game: not the
+    # two minutes a league's serve gives a first login (server.connect_ms).
+    assert "not connected within 1500 ms)" in last, last
     assert "a separation that rests on forfeits is not a result" in last
     assert "separated at 95%" not in printed
     result = json.loads((absent / "final.json").read_text(encoding="utf-8"))

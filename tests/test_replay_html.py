@@ -673,11 +673,17 @@ def test_any_width_keeps_board_caption_tiles_and_names_in_view(
             assert min(board["w"], board["h"]) >= height - 250
         else:
             assert min(board["w"], board["h"]) >= 0.5 * width
-    else:  # one column: the board, square and as wide as the page, then the caption, then
-        # the seats, which begin above the controls
+    else:  # one column: the board, square and as wide as the page, then the caption,
+        # whole (it grows past its least height with these long names rather than cut
+        # them: issue 40), then the seats right after it; at the game's start, with a
+        # caption of a few lines, the seats begin above the controls
         assert board["w"] >= 0.9 * (at["page"] - 2 * 10) and board["h"] == board["w"]
         assert board["bottom"] <= move["y"] and move["bottom"] <= aside["y"]
-        assert at["seatsBox"]["y"] < footer["y"]
+        assert aside["y"] - move["bottom"] < 20, at
+        browser.js("replay.go(0)")
+        browser.js("window.scrollTo(0, 0)")
+        start = browser.js(LAYOUT)
+        assert start["seatsBox"]["y"] < start["footer"]["y"], start
     # Tiles legible at 1x: on the board 12 px on their short side at least, in the hands
     # 20 x 40 px at least, inside their seat's box.
     assert at["smallest"] >= 12, at["layout"]
@@ -769,6 +775,49 @@ def test_a_decision_shows_its_legal_moves_and_its_time(
         assert browser.js(f"{caption}.querySelector('.legal')") is None
         browser.js(f"replay.setMode(2 + {step.line.seat})")
         assert browser.js(f"{caption}.querySelector('.legal')") is not None
+    assert browser.problems() == []
+
+
+def test_at_400_px_a_caption_is_whole_and_its_ticked_move_in_view(
+    browser: Browser, eight: tuple[GameLog, Path]
+) -> None:
+    # The decisions with the most legal moves, at phone width: the caption holds all of
+    # itself (it was cut at a fixed height, the ticked move with it); the list of legal
+    # moves is one line naming the move made, the others a tap away; the board keeps
+    # its size from step to step.
+    log, page = eight
+    browser.open(page, 400, 800)
+    browser.js("replay.setMode(1)")  # every hand shown: every decision's list
+    busiest = sorted(steps(log), key=lambda s: -len(legal_moves(s.before)))[:4]
+    assert len(legal_moves(busiest[0].before)) >= 8
+    sides = set()
+    for step in busiest:
+        browser.js(f"replay.go(replay.frameOfMove({step.n}))")
+        at = browser.js(
+            "(() => { const m = document.getElementById('move');"
+            " const r = (e) => { const b = e.getBoundingClientRect();"
+            " return {y: b.top, bottom: b.bottom, x: b.left, right: b.right}; };"
+            " window.scrollTo(0, m.getBoundingClientRect().top + scrollY - 60);"
+            " const tick = m.querySelector('.legal summary .opt.chosen');"
+            " const foot = document.querySelector('footer');"
+            " return {move: r(m), tick: tick && r(tick), footer: r(foot),"
+            " text: tick && tick.textContent, scroll: m.scrollHeight, client: m.clientHeight,"
+            " board: document.getElementById('board').getBoundingClientRect().width}; })()"
+        )
+        assert at["tick"] is not None, step.n
+        assert at["scroll"] <= at["client"] + 1, at  # nothing of it hidden in the box
+        tick, move = at["tick"], at["move"]
+        assert move["y"] <= tick["y"] and tick["bottom"] <= move["bottom"], at
+        assert tick["bottom"] <= at["footer"]["y"] and tick["right"] <= 400, at
+        assert at["text"].startswith("✓"), at
+        # The others, on a tap: one fewer than the legal moves, the move made not again.
+        browser.js("document.querySelector('#move details.legal').open = true")
+        others = browser.js("document.querySelectorAll('#move .legal .opt:not(.chosen)').length")
+        assert others == len(legal_moves(step.before)) - 1 - sum(
+            1 for m in legal_moves(step.before) if m.announce
+        )
+        sides.add(round(at["board"]))
+    assert len(sides) == 1, sides  # the board did not change size with the caption
     assert browser.problems() == []
 
 

@@ -36,11 +36,13 @@ ALLOWED: dict[str, set[str]] = {
     "referee": set(),  # text, consoles, the version: what every package may use
     "stats": {"rules"},
     "botkit": {"protocol", "rules", "referee"},  # a bot's forward model: no processes, no I/O
-    "proof": {"referee"},  # keys and signatures: nothing of games
     "bots": {"protocol", "referee"},  # nothing of games
     "game": {"protocol", "rules", "referee", "bots"},  # nothing of logs or leagues
     "logs": {"protocol", "rules", "referee", "bots", "game"},
     "play": {"protocol", "rules", "referee", "bots", "game", "logs"},
+    # what proves a league (keys, commitment, results, receipts, the verifier): the logs it
+    # checks, never the league, which uses it (the league's code is handed to the verifier)
+    "proof": {"protocol", "referee", "bots", "game", "logs"},
     # learning environments: the engine, the wire's views and the bots' forward model
     "learn": {"protocol", "rules", "referee", "game", "botkit"},
     "league": BELOW_LEAGUE,

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.commands.match_lines import Lines
 from referee.league.judge import match_lines, progress_line
-from referee.league.schedule import deal_seed
 from referee.logs.gamelog import read_log
+from referee.proof.commitment import deal_seed
 from referee.stats import Sprt, Unit
 from tests._procs import assert_none_left, new_token
 from tests.league.test_run import secrets_of

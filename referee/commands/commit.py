@@ -21,17 +21,18 @@ def commit_cmd(config_file: str, out: str | None) -> None:
     value announced after the commitment, given to `league`/`serve` with --beacon."""
     import os
 
-    from ..league.commitment import COMMITMENT, commit_league
     from ..league.ledger import LedgerError
     from ..league.run import load_signing_key
+    from ..league.terms import commit_league
     from ..logs.outputs import WriteError
+    from ..proof.commitment import COMMITMENT, CommitmentError
     from .league_options import load_league
 
     config = load_league(config_file, out, None, None)
     try:
         signing = load_signing_key(config)
         pledge = commit_league(config, signing.public.line() if signing is not None else None)
-    except (LedgerError, WriteError) as exc:
+    except (LedgerError, CommitmentError, WriteError) as exc:
         fail(str(exc))
     click.echo(pledge.digest)
     made = "written" if pledge.new else "already made"

@@ -83,6 +83,7 @@ def league_cmd(
     from ..league.run import LeagueStopped, print_outcome, run_league
     from ..league.starts import CannotPlay
     from ..logs.outputs import OutputError
+    from ..proof.commitment import CommitmentError
     from ..site import SiteError
 
     config = load_league(config_file, out, sandbox, cluster, keep_going)
@@ -114,7 +115,7 @@ def league_cmd(
 
     try:
         standings = run_trio(league)
-    except (LedgerError, ClusterError, OutputError, SiteError) as exc:
+    except (LedgerError, CommitmentError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
     except LeagueStopped as exc:  # its own disk is full
         fail(exc.line(f"resume with: {resume_cmd}"), STOPPED)

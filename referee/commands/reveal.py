@@ -17,13 +17,14 @@ def reveal_cmd(out_dir: str) -> None:
     every deal with `referee verify`. Refused while games remain."""
     from pathlib import Path
 
-    from ..league.commitment import reveal_league
     from ..league.ledger import LedgerError
+    from ..league.terms import reveal_league
     from ..logs.outputs import WriteError
+    from ..proof.commitment import CommitmentError
 
     try:
         path, digest = reveal_league(Path(out_dir))
-    except (LedgerError, WriteError) as exc:
+    except (LedgerError, CommitmentError, WriteError) as exc:
         fail(str(exc))
     click.echo(f"{path}: the keys of the league committed to as {digest}")
     click.echo(f"publish it (`referee site {out_dir}` copies it to the site)", err=True)

@@ -88,6 +88,7 @@ def serve_cmd(
     from ..logs.outputs import OutputError
     from ..net.server import serve_league
     from ..net.tls import TlsError, is_loopback, self_signed, server_tls
+    from ..proof.commitment import CommitmentError
     from ..site import SiteError
     from ..text import ShownFormatter
 
@@ -184,7 +185,7 @@ def serve_cmd(
         standings = run_trio(run)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror}")
-    except (LedgerError, ClusterError, OutputError, SiteError) as exc:
+    except (LedgerError, CommitmentError, ClusterError, OutputError, SiteError) as exc:
         fail(str(exc))
     except LeagueStopped as exc:  # its own disk is full
         fail(exc.line(f"resume with: {resume_command(config.out)}"), STOPPED)

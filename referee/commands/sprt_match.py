@@ -231,6 +231,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
     from ..league.run import LeagueStopped, run_league
     from ..league.starts import CannotPlay
     from ..logs.outputs import OutputError, ready_folder
+    from ..proof.commitment import CommitmentError
     from .common import STOPPED, wide_console
     from .league_options import (
         cannot_play_line,
@@ -274,7 +275,7 @@ def _run(setup: MatchSetup, out: Path) -> Verdict | None:
 
     try:
         run_trio(play)
-    except (LedgerError, ClusterError, OutputError) as exc:
+    except (LedgerError, CommitmentError, ClusterError, OutputError) as exc:
         fail(str(exc))
     except CannotPlay as exc:
         resume = (

@@ -35,14 +35,16 @@ def verify_cmd(folder: str, expected: str | None, receipts: tuple[str, ...]) -> 
     import re
     from pathlib import Path
 
-    from ..league.verify import VerifyError, lines, verify_folder
+    from ..league.restate import Restate
+    from ..proof.folder import VerifyError
+    from ..proof.verify import lines, verify_folder
     from ..text import shown
 
     if expected is not None and not re.fullmatch(r"sha256:[0-9a-f]{64}", expected):
         fail(f"--commitment {expected}: expected sha256: and 64 lowercase hexadecimal digits")
     try:
         report = verify_folder(
-            Path(folder), expected=expected, receipts=[Path(r) for r in receipts]
+            Path(folder), Restate(), expected=expected, receipts=[Path(r) for r in receipts]
         )
     except VerifyError as exc:
         fail(str(exc))

@@ -16,11 +16,11 @@ from ..bots.faults import Fault, FaultKind
 from ..bots.session import TcpSession
 from ..game.match import Decision, Fanout, Game, GameResult, Recorder, Seat
 from ..logs.gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
+from ..proof.results import Signer
 from ..rules import State
 from .config import LeagueConfig
 from .ledger import Record
 from .pool import Bot, BotPool
-from .results import Signer
 from .schedule import Scheduled
 
 

@@ -251,7 +251,7 @@ class Ledger:
         return standings
 
     def commitment(self) -> str | None:
-        """The league's commitment (`referee.league.commitment`), once it has made one."""
+        """The league's commitment (`referee.proof.commitment`), once it has made one."""
         row = self.db.execute("SELECT value FROM meta WHERE key='commitment'").fetchone()
         return str(row[0]) if row is not None else None
 

@@ -35,8 +35,8 @@ from ..bots.process import BotProcess, start_bot
 from ..bots.sandbox import Hidden, empty_scratch
 from ..bots.session import PING_S, StartupError, TcpSession, goodbye, handshake, ping
 from ..game.wire import rules_info
+from ..proof.commitment import FileCache, bot_files
 from ..text import file_stem
-from .commitment import FileCache, bot_files
 from .config import BotEntry, LeagueConfig, hidden_places
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,7 @@ class BotPool:
         # Hashed as the process starts (in a thread: a large program takes a while), as
         # the commitment hashed them: the version this process runs, whatever changes later.
         files = await trio.to_thread.run_sync(
-            bot_files, self.config, bot.spec.argv, bot.spec.cwd, self._hashed
+            bot_files, bot.spec.argv, bot.spec.cwd, self.config.path.parent, self._hashed
         )
         try:
             proc = await start_bot(spec, path)

@@ -37,19 +37,19 @@ from ..bots.sandbox import user_line
 from ..game import lag
 from ..logs.gamelog import log_bytes, log_suffix, sha256_text
 from ..logs.outputs import WriteError, disk_full, ready_folder
-from ..stats import Verdict
-from ..text import shown
-from .apart import Apart, Queue
-from .commitment import (
+from ..proof.commitment import (
     COMMITMENT,
     Commitment,
     CommitmentError,
     changed_files,
-    ensure_commitment,
     mixed_key,
     write_contributions,
     write_reveal,
 )
+from ..proof.results import ChainState, Signer, results_data, write_checkpoint, write_results
+from ..stats import Verdict
+from ..text import shown
+from .apart import Apart, Queue
 from .config import LeagueConfig
 from .game import play_scheduled
 from .judge import Judge, final_lines, json_result
@@ -58,10 +58,10 @@ from .output import print_standings as print_standings  # where the commands loo
 from .output import print_table, write_files
 from .pool import BotPool, TcpBots
 from .progress import Display
-from .results import ChainState, Signer, results_data, write_checkpoint, write_results
 from .schedule import Scheduled, games, schedule
 from .standings import Standings, compute
 from .starts import CannotPlay, Starts
+from .terms import league_commitment, league_terms
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from ..proof.keys import SigningKey
@@ -151,7 +151,7 @@ async def run_league(
         committed_key = ledger.deal_key(config.deal_key)
         done = ledger.done()
         public = signing.public.line() if signing is not None else None
-        pledge = ensure_commitment(config, committed_key, public_key=public, recorded=len(done))
+        pledge = league_commitment(config, committed_key, public_key=public, recorded=len(done))
         ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('commitment', ?)", (pledge.digest,))
         config = dataclasses.replace(config, commitment=pledge.digest)
         if pledge.new:
@@ -161,7 +161,7 @@ async def run_league(
             )
         else:
             tell(f"commitment {pledge.digest} ({os.path.normpath(out / COMMITMENT)})")
-            changed = changed_files(pledge, config)
+            changed = changed_files(pledge, league_terms(config))
             if changed and config.allow_updates:
                 warn(
                     f"note: the files of {', '.join(changed)} changed since the commitment, "

@@ -10,7 +10,8 @@ league stopped half way has played every table about equally.
 A deal's seed is a 128-bit value derived with HMAC-SHA256 from the league's
 secret deal key (made when the league starts and kept in its ledger, or pinned
 by `deal_key`), so that no bot can work the deal back from its hand by trying
-the referee's own functions on small public numbers. Tables do not share deals:
+the referee's own functions on small public numbers (`deal_seed`, in
+`referee.proof.commitment`, which fixes it). Tables do not share deals:
 a bot that sits at two tables would otherwise see one deal twice, and know in
 the second game what another seat held in the first.
 
@@ -21,13 +22,11 @@ and then with BASE there, the field in the same seats (`match_games`).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..game.match import SEED_BITS
+from ..proof.commitment import deal_seed
 from .config import LeagueConfig
 
 
@@ -47,13 +46,6 @@ class Scheduled:
     def game_id(self) -> str:
         """The game's id, also the log's file name."""
         return f"g{self.index + 1:05d}"
-
-
-def deal_seed(key: bytes, league_seed: int, deal: int, table: int) -> int:
-    """The game seed of deal `deal` at table `table`: 128 bits, secret while `key` is."""
-    message = f"league/{league_seed}/deal/{deal}/table/{table}".encode()
-    digest = hmac.new(key, message, hashlib.sha256).digest()
-    return int.from_bytes(digest[: SEED_BITS // 8], "big")
 
 
 def tables(config: LeagueConfig) -> list[tuple[str, ...]]:

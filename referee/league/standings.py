@@ -187,7 +187,7 @@ class Standings:
     match: dict[str, Any] | None = None  # a match's test: new, base and `--json`'s keys
     clocks: Clocks = field(default_factory=Clocks)
     failed_starts: list[FailedStart] = field(default_factory=list)  # in schedule order
-    commitment: str | None = None  # the league's commitment (referee.league.commitment)
+    commitment: str | None = None  # the league's commitment (referee.proof.commitment)
     transport: Transport | None = None  # a served league's: TLS or plain TCP (see .transport)
 
     def to_json(self) -> dict[str, Any]:

@@ -1,15 +1,16 @@
-"""Deals nobody could have chosen: the league's commitment, the contributions mixed into
-its deals, and the reveal of its key.
+"""Deals nobody could have chosen: the league's commitment, the deals' seeds it fixes,
+the contributions mixed into its deals, and the reveal of its key.
 
 **Commitment.** Before its first game a league writes `OUT/commitment.json`: what the
 league is (rules, clocks, bots and their commands, with the SHA-256 of each file a
-command names, the whole schedule, the format) and the SHA-256 of its secret deal
-key, and with `[league] allow_updates` that the bots' files may change after it
-(every game's log names the files its bots started with). Its digest is the
-SHA-256 of the file's bytes (`sha256sum commitment.json`
+command names, the whole schedule, the format: its terms, which `referee.league.terms`
+gathers) and the SHA-256 of its secret deal key, and with `[league] allow_updates`
+that the bots' files may change after it (every game's log names the files its bots
+started with). Its digest is the SHA-256 of the file's bytes (`sha256sum commitment.json`
 gives it too), printed when the league starts, written in every game log's header,
 on the site and in the standings. An organiser publishes it before the games: from
-then on the deals are fixed, and the key that fixes them cannot be swapped unseen.
+then on the deals are fixed, and the key that fixes them cannot be swapped unseen:
+the seed of each deal at each table is an HMAC of the key (`deal_seed`).
 
 **Contributions.** A league may mix public values into its deals (`[league] mix`):
 a `beacon` (a value published after the commitment, such as a lottery draw, given
@@ -23,7 +24,7 @@ without the key. The contributions are kept in the ledger and in
 
 **Reveal.** Once every game is recorded, `referee reveal OUT` (or `[league] reveal =
 "at-end"`) writes the key in `OUT/reveal.json`, with the bot-seed key. Anyone can then
-check the key against the commitment and re-derive every deal (`referee.league.verify`).
+check the key against the commitment and re-derive every deal (`referee.proof.verify`).
 
 Every file here is JSON written with sorted keys and one-space indents, synced, and
 renamed into place: whole or absent.
@@ -35,16 +36,14 @@ import hashlib
 import hmac
 import json
 import os
-import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..game.match import SEED_BITS
 from ..logs.gamelog import now_iso, sha256_text
 from ..logs.outputs import write_atomic
-from .config import LeagueConfig
-from .ledger import LedgerError
-from .schedule import schedule
 
 COMMITMENT = "commitment.json"
 CONTRIBUTIONS = "contributions.json"
@@ -58,9 +57,9 @@ DEALS_FROM = (
 MAX_FILE_HASHED = 64 << 20  # a command's file bigger than this is named, not hashed
 
 
-class CommitmentError(LedgerError):
-    """A commitment, contribution, key or reveal that does not fit the league; one line.
-    A kind of `LedgerError`: the output folder does not fit the league run in it."""
+class CommitmentError(Exception):
+    """A commitment, contribution, key or reveal that does not fit the league; one line:
+    the output folder does not fit the league run in it."""
 
 
 def file_bytes(data: dict[str, Any]) -> bytes:
@@ -88,18 +87,19 @@ FileCache = dict[tuple[str, int, int, int, int], str]  # (path, device, inode, s
 
 
 def bot_files(
-    config: LeagueConfig,
     argv: tuple[str, ...] | list[str],
     cwd: str | None,
+    home: Path,
     cache: FileCache | None = None,
 ) -> dict[str, str]:
     """The SHA-256 of each file a bot's command names (its program, its script), by the
     word of the command that names it: the version of the bot, as far as the referee can
-    see it. The commitment holds them, and each game's log those its bots started with.
-    `cache` keeps digests by the file's path, inode, size and modification time, so a
-    file hashed once is not read again until it changes."""
+    see it; a word that is not an absolute path is under `cwd`, or without one under
+    `home` (the league file's folder). The commitment holds them, and each game's log
+    those its bots started with. `cache` keeps digests by the file's path, inode, size
+    and modification time, so a file hashed once is not read again until it changes."""
     found: dict[str, str] = {}
-    base = Path(cwd) if cwd else config.path.parent
+    base = Path(cwd) if cwd else home
     for word in argv:
         path = Path(word) if os.path.isabs(word) else base / word
         try:
@@ -120,67 +120,6 @@ def bot_files(
     return found
 
 
-def league_terms(config: LeagueConfig) -> dict[str, Any]:
-    """What the commitment fixes of the league: everything that decides its games, and
-    the schedule (every game's seats; a match's stream of units by its rule)."""
-    bots = []
-    for b in config.bots:
-        entry: dict[str, Any] = {"name": b.name, "transport": b.transport}
-        if not b.tcp:
-            entry["command"] = shlex.join(b.spec.argv)
-            entry["files"] = bot_files(config, b.spec.argv, b.spec.cwd)
-            entry["restart"] = b.restart
-        if b.time is not None:
-            entry["time"] = _clock(b.time)
-        bots.append(entry)
-    terms: dict[str, Any] = {
-        "name": config.name,
-        "format": config.format,
-        "rules_preset": config.rules_preset,
-        "rules": config.rules.to_dict(),
-        "table": config.table,
-        "deals": config.deals,
-        "duplicate": config.duplicate,
-        "seed": config.seed,
-        "challengers": list(config.challengers),
-        "time": _clock(config.time),
-        "policy": config.policy.value,
-        "max_faults": config.max_faults,
-        "output_cap": config.output_cap,
-        "bots": bots,
-        "fingerprint": config.fingerprint(),
-    }
-    if config.allow_updates:  # left out when false, so older commitments still resume
-        terms["allow_updates"] = True
-    if config.match is not None:
-        m = config.match
-        terms["match"] = {
-            "new": m.new,
-            "base": m.base,
-            "field": list(m.field),
-            # Not max_games, which a resumed match may raise (as its fingerprint allows).
-            "units": "unit U: deal U, NEW then BASE in seat U mod table, the field in the "
-            "other seats in file order",
-        }
-    else:
-        # The seats of every game; their seeds are what the key keeps secret.
-        terms["schedule"] = [
-            [g.game_id, g.unit, g.table, g.deal, g.rotation, list(g.seats)]
-            for g in schedule(config, bytes(32))
-        ]
-    return terms
-
-
-def _clock(t: Any) -> dict[str, int]:
-    return {
-        "startup_ms": t.startup_ms,
-        "move_ms": t.move_ms,
-        "bank_ms": t.bank_ms,
-        "increment_ms": t.increment_ms,
-        "grace_ms": t.grace_ms,
-    }
-
-
 @dataclass(frozen=True)
 class Commitment:
     """A league's commitment as written: its file's digest and contents."""
@@ -196,16 +135,22 @@ class Commitment:
 
 
 def commitment_data(
-    config: LeagueConfig, deal_key: bytes, *, public_key: str | None, recorded: int
+    terms: dict[str, Any],
+    deal_key: bytes,
+    *,
+    mix: Sequence[str],
+    reveal: str,
+    public_key: str | None,
+    recorded: int,
 ) -> dict[str, Any]:
-    """The contents of a league's commitment."""
+    """The contents of a league's commitment to its `terms`."""
     data: dict[str, Any] = {
         "commitment": FORMAT,
-        "league": league_terms(config),
+        "league": terms,
         "deal_key_sha256": key_digest(deal_key),
         "deals_from": DEALS_FROM,
-        "mix": list(config.mix),
-        "reveal": config.reveal,
+        "mix": list(mix),
+        "reveal": reveal,
         "public_key": public_key,
         "made": now_iso(),
     }
@@ -232,38 +177,32 @@ def read_commitment(out: Path) -> Commitment | None:
     return Commitment(sha256_text(raw), data, new=False)
 
 
-def ensure_commitment(
-    config: LeagueConfig, deal_key: bytes, *, public_key: str | None, recorded: int
-) -> Commitment:
-    """The league's commitment: the one in its folder, checked against the league and
-    its key, or a new one written there. `CommitmentError` when the file in the folder
-    commits to other terms or another key."""
-    out = config.out
+def ensure_commitment(out: Path, wanted: dict[str, Any]) -> Commitment:
+    """The league's commitment: the one in its output folder `out`, checked against the
+    one the league would make now (`wanted`, its `commitment_data`: its terms, its key,
+    what it mixes, reveals and signs with), or `wanted`, written there.
+    `CommitmentError` when the file in the folder commits to other terms or another key."""
     old = read_commitment(out)
     path = out / COMMITMENT
     if old is None:
-        data = commitment_data(config, deal_key, public_key=public_key, recorded=recorded)
-        raw = file_bytes(data)
+        raw = file_bytes(wanted)
         write_file(path, raw)
-        return Commitment(sha256_text(raw), data, new=True)
-    if old.data.get("deal_key_sha256") != key_digest(deal_key):
+        return Commitment(sha256_text(raw), wanted, new=True)
+    if old.data.get("deal_key_sha256") != wanted["deal_key_sha256"]:
         raise CommitmentError(f"{path} commits to another deal key than this league's ledger")
-    terms, before = _without_files(league_terms(config)), _without_files(old.data.get("league", {}))
-    if before != terms:
-        changed = sorted(k for k in set(terms) | set(before) if before.get(k) != terms.get(k))
+    now, before = _without_files(wanted["league"]), _without_files(old.data.get("league", {}))
+    if before != now:
+        changed = sorted(k for k in set(now) | set(before) if before.get(k) != now.get(k))
         raise CommitmentError(
             f"{path} commits to other terms ({', '.join(changed)} changed since it was made); "
             "a league may not change after its commitment: use another --out folder"
         )
-    for key, now in (
-        ("mix", list(config.mix)),
-        ("reveal", config.reveal),
-        ("public_key", public_key),
-    ):
-        if old.data.get(key) != now:
+    for key in ("mix", "reveal", "public_key"):
+        said = wanted[key]
+        if old.data.get(key) != said:
             raise CommitmentError(
                 f"{path} commits to {key} = {json.dumps(old.data.get(key))}, and the league "
-                f"now says {json.dumps(now)}; use another --out folder"
+                f"now says {json.dumps(said)}; use another --out folder"
             )
     return old
 
@@ -275,14 +214,22 @@ def _without_files(terms: dict[str, Any]) -> dict[str, Any]:
     return {**terms, "bots": bots}
 
 
-def changed_files(commitment: Commitment, config: LeagueConfig) -> list[str]:
-    """The bots whose files differ from the ones the commitment names."""
-    now = {b["name"]: b.get("files") for b in league_terms(config)["bots"]}
+def changed_files(commitment: Commitment, terms: dict[str, Any]) -> list[str]:
+    """The bots whose files differ from the ones the commitment names, by the league's
+    `terms` now."""
+    now = {b["name"]: b.get("files") for b in terms["bots"]}
     return [
         str(b["name"])
         for b in commitment.data.get("league", {}).get("bots", [])
         if b.get("files") != now.get(b["name"])
     ]
+
+
+def deal_seed(key: bytes, league_seed: int, deal: int, table: int) -> int:
+    """The game seed of deal `deal` at table `table`: 128 bits, secret while `key` is."""
+    message = f"league/{league_seed}/deal/{deal}/table/{table}".encode()
+    digest = hmac.new(key, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[: SEED_BITS // 8], "big")
 
 
 def mixed_key(deal_key: bytes, contributions: dict[str, Any] | None) -> bytes:
@@ -318,52 +265,3 @@ def write_reveal(out: Path, commitment: str, deal_key: bytes, bot_seed_key: byte
     path = out / REVEAL
     write_file(path, file_bytes(reveal_data(commitment, deal_key, bot_seed_key)))
     return path
-
-
-def commit_league(config: LeagueConfig, public_key: str | None) -> Commitment:
-    """`referee commit`: make the league's keys and its commitment without playing a game
-    (`LedgerError` for a folder of another league). Run again, it gives the same one."""
-    from .ledger import Ledger
-
-    ledger = Ledger(config.out / "league.db")
-    try:
-        ledger.claim(config.fingerprint(), resume=True)
-        ledger.bot_seed_key(config.bot_seed_key)
-        key = ledger.deal_key(config.deal_key)
-        recorded = ledger.count()
-        pledge = ensure_commitment(config, key, public_key=public_key, recorded=recorded)
-        ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('commitment', ?)", (pledge.digest,))
-        if config.match is None:
-            planned = str(len(schedule(config, bytes(32))))
-            ledger.db.execute("INSERT OR REPLACE INTO meta VALUES ('scheduled', ?)", (planned,))
-        return pledge
-    finally:
-        ledger.close()
-
-
-def reveal_league(out: Path) -> tuple[Path, str]:
-    """`referee reveal`: write OUT/reveal.json once the league is over; its path and the
-    commitment. `CommitmentError` while games remain, or with no commitment."""
-    from .ledger import Ledger
-
-    db = out / "league.db"
-    if not db.is_file():
-        raise CommitmentError(f"{out}: no league.db here; is this a league's output folder?")
-    pledge = read_commitment(out)
-    if pledge is None:
-        raise CommitmentError(f"{out}: no {COMMITMENT} here: the league made no commitment")
-    ledger = Ledger(db)
-    try:
-        meta = dict(ledger.db.execute("SELECT key, value FROM meta").fetchall())
-        recorded = ledger.count()
-    finally:
-        ledger.close()
-    if meta.get("ended") != "1":
-        scheduled = meta.get("scheduled")
-        of = f" of {scheduled}" if scheduled else ""
-        raise CommitmentError(
-            f"{out}: {recorded}{of} games recorded and the league is not over: the deal key "
-            "stays secret until every game is recorded"
-        )
-    deal_key, bot_seed_key = bytes.fromhex(meta["deal_key"]), bytes.fromhex(meta["bot_seed_key"])
-    return write_reveal(out, pledge.digest, deal_key, bot_seed_key), pledge.digest

@@ -2,8 +2,9 @@
 signed checkpoints.
 
 Every game log ends with a footer holding the SHA-256 of the bytes before it, and
-the ledger keeps the SHA-256 of the whole log (`Record.log_sha256`) and the order
-games were recorded in (`Record.seq`). From them:
+the ledger keeps the SHA-256 of the whole log (`log_sha256` of its record: `Recorded`
+here, `referee.league.records.Record` there) and the order games were recorded in
+(`seq`). From them:
 
 - **The chain.** `c0 = SHA-256("chain/" + commitment)`, and for each game in record
   order `c = SHA-256(c_before + ":" + game id + ":" + log digest)` (hex digests as
@@ -19,7 +20,7 @@ games were recorded in (`Record.seq`). From them:
   signed when the league signs; an entrant keeps them, and `referee verify --receipt`
   shows whether the published results still hold that game as it was.
 
-May import what the league may; signatures come from `referee.proof`.
+Signatures come from `keys`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -37,15 +38,44 @@ from protocol import messages as m
 
 from ..logs.gamelog import now_iso
 from .commitment import file_bytes, write_file
-from .records import Record
 
 if TYPE_CHECKING:
-    from ..proof.keys import SigningKey
+    from .keys import SigningKey
 
 RESULTS = "results.json"
 CHECKPOINTS = "checkpoints"
 SIGNATURE_SUFFIX = ".minisig"
 FORMAT = 1
+
+
+class Recorded(Protocol):
+    """A game as the league's ledger records it (`referee.league.records.Record`): what
+    the results list of it, and its seed."""
+
+    @property
+    def idx(self) -> int: ...
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def unit(self) -> int: ...
+    @property
+    def deal(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seats(self) -> list[str]: ...
+    @property
+    def scores(self) -> list[int]: ...
+    @property
+    def ranks(self) -> list[int]: ...
+    @property
+    def forfeited(self) -> list[bool]: ...
+    @property
+    def log_sha256(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
 
 
 def chain_start(commitment: str) -> str:
@@ -67,7 +97,7 @@ def chain(commitment: str, games: Iterable[tuple[str, str]]) -> list[str]:
     return links
 
 
-def in_record_order(records: Iterable[Record]) -> list[Record]:
+def in_record_order(records: Iterable[Recorded]) -> list[Recorded]:
     """Games in the order they were recorded."""
     return sorted(records, key=lambda r: (r.seq, r.idx))
 
@@ -108,12 +138,12 @@ class Signer:
         """Write `path`'s detached signature beside it (`.minisig`), if the league signs."""
         if self.key is None:
             return None
-        from ..proof.keys import write_minisig
+        from .keys import write_minisig
 
         return write_minisig(path, self.key, trusted)
 
 
-def game_entry(rec: Record) -> dict[str, Any]:
+def game_entry(rec: Recorded) -> dict[str, Any]:
     """A game as results.json lists it."""
     return {
         "id": rec.game_id,
@@ -133,7 +163,7 @@ def game_entry(rec: Record) -> dict[str, Any]:
 def results_data(
     name: str,
     signer: Signer,
-    records: list[Record],
+    records: Iterable[Recorded],
     standings: dict[str, Any],
     *,
     scheduled: int | None,
@@ -204,7 +234,7 @@ class ChainState:
     last: str
 
     @classmethod
-    def of(cls, commitment: str, records: list[Record]) -> ChainState:
+    def of(cls, commitment: str, records: Iterable[Recorded]) -> ChainState:
         """The chain of the games already recorded (a resumed league)."""
         ordered = in_record_order(records)
         links = chain(commitment, ((r.game_id, r.log_sha256) for r in ordered))

@@ -53,11 +53,11 @@ from typing import Any
 import msgspec
 
 from ..league import transport
-from ..league.commitment import CommitmentError, read_commitment
 from ..league.ledger import Ledger, LedgerError, Record
 from ..league.output import csv_text, json_text
 from ..league.standings import compute
 from ..logs.gamelog import GZIP_LEVEL, GameLog, LogError, find_log, line_bytes, log_bytes, read_log
+from ..proof.commitment import CommitmentError, read_commitment
 from ..text import file_stem
 from .gamedata import mask, public_part, seat_part, seat_view
 from .model import GameSummary, League, viewer_parts, write_atomic
@@ -305,7 +305,7 @@ def _write_standings(site: Path, league: League) -> None:
     write_atomic(site / "standings.csv", csv_text(standings))
 
 
-# The files that let anyone check the results (referee.league.commitment, .results):
+# The files that let anyone check the results (referee.proof.commitment, .results):
 # public from the start, but for the reveal, which the league writes only at its end.
 PROOF_FILES = (
     "commitment.json",

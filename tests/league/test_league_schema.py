@@ -140,7 +140,7 @@ def test_a_secret_of_the_wrong_type_is_not_shown(tmp_path: Path) -> None:
 
 
 def test_allow_updates_is_a_boolean_the_commitment_holds_only_when_true(tmp_path: Path) -> None:
-    from referee.league.commitment import league_terms
+    from referee.league.terms import league_terms
 
     bots = [{"name": n, "command": "prog"} for n in "ab"]
     data: dict[str, Any] = {"league": {"allow_updates": "yes"}, "bot": bots}

@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 from protocol import messages as m
-from referee.league.commitment import canonical, mixed_key
-from referee.league.results import chain, chain_next, chain_start
-from referee.league.schedule import deal_seed
+from referee.proof.commitment import canonical, deal_seed, mixed_key
+from referee.proof.results import chain, chain_next, chain_start
 
 PY = sys.executable
 BIN = Path(PY).parent
@@ -355,7 +354,7 @@ def test_the_chain_and_the_mixed_key_follow_their_definitions() -> None:
 
 
 def test_the_files_a_bot_played_with_are_compared_by_their_digests() -> None:
-    from referee.league.verify import _files_apart
+    from referee.proof.verify_logs import _files_apart
 
     committed = {"/srv/py": "sha256:1", "/srv/bot.py": "sha256:2"}
     assert _files_apart(committed, dict(committed)) is None

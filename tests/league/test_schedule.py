@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.league.config import LeagueConfig, parse_config
-from referee.league.schedule import Scheduled, deal_seed, schedule, tables
+from referee.league.schedule import Scheduled, schedule, tables
+from referee.proof.commitment import deal_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = bytes(range(32))  # a pinned deal key: the schedule is then a fixed function

@@ -13,8 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from referee.league.commitment import mixed_key
-from referee.league.schedule import deal_seed
+from referee.proof.commitment import deal_seed, mixed_key
 
 from ._served import (
     ENV,

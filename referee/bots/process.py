@@ -335,7 +335,13 @@ class BotProcess:
                 found = [pid for pid in tree(self._pid) if pid not in done]
                 waiting = [pid for pid in done if _state(pid) not in ("T", "t", "Z", "X", "")]
                 if not found and not waiting:
-                    return True
+                    # A process of `done` may have forked and exited between the scan and
+                    # the state check: gone, it passed, but its child runs. Every one is
+                    # stopped or gone now, so nothing can fork any more: a scan that
+                    # finds no new pid after the check is the last word.
+                    if not [pid for pid in tree(self._pid) if pid not in done]:
+                        return True
+                    continue
                 passes += 1 if found else 0
                 if passes > STOP_PASSES:
                     return False

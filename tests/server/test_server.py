@@ -27,6 +27,7 @@ import trio
 from click.testing import CliRunner
 from rich.console import Console
 
+from protocol import messages as m
 from protocol.messages import TimeControl
 from referee.cli import main
 from referee.league.config import LeagueConfig, load_config
@@ -633,3 +634,57 @@ async def test_a_tcp_bots_hello_states_the_servers_line_limit(tmp_path: Path) ->
         hello = await first_line(stream)
     assert hello["type"] == "hello"
     assert hello["max_line"] == 65536
+
+
+async def login_resuming(
+    port: int, name: str, token: str, game: str, received: int
+) -> trio.SocketStream:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    resume = {"game": game, "received": received}
+    line = {"type": "login", "name": name, "token": token, "protocol": 1, "resume": resume}
+    await stream.send_all(json.dumps(line).encode() + b"\n")
+    return stream
+
+
+async def test_a_resume_reaches_only_its_own_bots_game_and_a_wrong_token_learns_nothing(
+    tmp_path: Path,
+) -> None:
+    # c plays game g7 (its session holds the game's handler); a hostile peer tries to
+    # take the seat with a resume: a wrong token, c's token under d's name, c's token for
+    # another game. Only c's own token naming g7 reaches the game.
+    async with listening(tmp_path, "") as on:
+        first = await login(on.port, "c", TOKEN_C)
+        assert (await first_line(first))["type"] == "hello"
+        await first.send_all(b'{"type":"ready","name":"c"}\n')
+        await on.logged_in.wait()
+        session = on.server.slots["c"].connected
+        assert session is not None
+        calls: list[int] = []
+
+        async def handler(conn: Any, received: int) -> int | None:
+            calls.append(received)
+            conn.send(m.Resumed(game="g7", received=3))
+            conn.kick()
+            return 3
+
+        session.hold("g7", handler)
+        async with await login(on.port, "c", TOKEN_D) as plain:
+            wrong = await read_bytes(plain)
+        async with await login_resuming(on.port, "c", TOKEN_D, "g7", 0) as stream:
+            assert await read_bytes(stream) == wrong  # the same bytes, resume or not
+        async with await login_resuming(on.port, "d", TOKEN_C, "g7", 0) as stream:
+            said = [json.loads(line) for line in (await read_bytes(stream)).splitlines()]
+            assert said[0]["code"] == "login"  # c's token is not d's
+        async with await login_resuming(on.port, "c", TOKEN_C, "g8", 0) as stream:
+            said = [json.loads(line) for line in (await read_bytes(stream)).splitlines()]
+            assert said[0]["code"] == "resume" and said[-1] == {
+                "type": "bye",
+                "reason": "resume refused",
+            }
+        assert calls == [] and session.connection.name == "c"  # untouched so far
+        back = await login_resuming(on.port, "c", TOKEN_C, "g7", 12)
+        assert await first_line(back) == {"type": "resumed", "game": "g7", "received": 3}
+        assert calls == [12]
+        assert on.server.slots["c"].connected is session  # the same seat, on a new line
+        await back.aclose()
+        await first.aclose()

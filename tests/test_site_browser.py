@@ -20,6 +20,8 @@ import gzip
 import itertools
 import json
 import os
+import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from referee.league.standings import BotStanding
+from referee.site import pages
 from tests.test_replay_html import (
     LAYOUT,
     WIDTHS,
@@ -152,8 +156,41 @@ BLOCKS = """(() => {
 })()"""
 
 
+# Each shown chart's words: whether each is whole inside its chart, and the size it is
+# drawn at on the screen (its font size in the drawing's units times the drawing's scale).
+CHART_WORDS = """(() => [...document.querySelectorAll("svg.chart")]
+  .filter((svg) => svg.getClientRects().length > 0).flatMap((svg) => {
+    const c = svg.getBoundingClientRect(); const scale = svg.getScreenCTM().a;
+    return [...svg.querySelectorAll("text")].map((t) => { const r = t.getBoundingClientRect();
+      return {chart: svg.id, text: t.textContent,
+        box: {x: r.x, y: r.y, right: r.right, bottom: r.bottom},
+        px: parseFloat(getComputedStyle(t).fontSize) * scale,
+        inside: r.left >= c.left - 0.5 && r.right <= c.right + 0.5 && r.top >= c.top - 0.5
+          && r.bottom <= c.bottom + 0.5}; }); }))()"""
+
+SMALLEST_WORDS = 10  # px on the screen: a chart's word drawn smaller is not read on a phone
+
+
+def charts_legible(b: Browser, what: str) -> None:
+    """Every word of every shown chart whole inside it, over no other word, and drawn
+    at a size read."""
+    words = b.js(CHART_WORDS)
+    cut = [(w["chart"], w["text"]) for w in words if not w["inside"]]
+    small = [(w["chart"], w["text"], round(w["px"], 1)) for w in words if w["px"] < SMALLEST_WORDS]
+    crowded = [
+        (v["chart"], v["text"], w["text"])
+        for v, w in itertools.combinations(words, 2)
+        if v["chart"] == w["chart"] and overlap(v["box"], w["box"])
+    ]
+    assert cut == [], f"{what}: chart words cut off: {cut}"
+    assert small == [], f"{what}: chart words too small to read: {small}"
+    assert crowded == [], f"{what}: chart words over each other: {crowded}"
+
+
 def laid_out_well(b: Browser, what: str) -> None:
-    """Nothing wider than the page, no table cut at its edge, no block over another."""
+    """Nothing wider than the page, no table cut at its edge, no block over another,
+    every chart's words whole and read."""
+    charts_legible(b, what)
     at = b.js(BLOCKS)
     assert at["wide"] <= at["page"], what
     for t in at["tables"]:
@@ -208,6 +245,8 @@ def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> 
             "games-1.html",
         ]
         browser.screenshot(shots() / f"site-index-{width}.png")
+        if width <= 640:
+            phone_standings(browser)
         assert browser.problems() == []
     resize(browser, 1400, 900)  # its headers in the window, to click
     heads = "[...document.querySelectorAll('#standings th')]"
@@ -220,6 +259,43 @@ def test_the_index_lists_every_bot_and_sorts(browser: Browser, league: Path) -> 
     assert up == sorted(up) and browser.js(f"{header}.getAttribute('aria-sort')") == "ascending"
     browser.click(f"#standings th:nth-child({column + 1})")
     assert browser.js(values) == sorted(up, reverse=True)
+
+
+SHOWN_HEADS = (
+    "[...document.querySelectorAll('#{0} thead th')].filter(e => e.getClientRects().length)"
+    ".map(e => e.textContent)"
+)
+ROW_HEIGHTS = (
+    "[...document.querySelectorAll('#{0} tbody tr')].filter(r => !r.hidden)"
+    ".map(r => r.getBoundingClientRect().height)"
+)
+TWO_LINES = 48  # px: a row of a table at most two lines of text high, with its padding
+
+
+def brief_rows(b: Browser, ident: str, heads: list[str]) -> None:
+    """On a phone the table shows only its brief columns, a row a line or two."""
+    assert b.js(SHOWN_HEADS.format(ident)) == heads
+    assert max(b.js(ROW_HEIGHTS.format(ident))) <= TWO_LINES
+
+
+def phone_standings(b: Browser) -> None:
+    """The standings at phone width: a row a line; the button shows every column, as
+    cards labelled by their headers, and the brief again."""
+    every = b.js("[...document.querySelectorAll('#standings thead th')].map(e => e.textContent)")
+    brief_rows(b, "standings", ["#", "bot", "games", "avg rank", "rating"])
+    button = "button.columns[data-table='standings']"
+    b.click(button)
+    assert b.js(SHOWN_HEADS.format("standings")) == every
+    labels = b.js(
+        "[...document.querySelector('#standings tbody tr').cells]"
+        ".filter(c => c.getClientRects().length)"
+        ".map(c => getComputedStyle(c, '::before').content.slice(1, -1))"
+    )
+    assert labels == every
+    assert min(b.js(ROW_HEIGHTS.format("standings"))) > 4 * TWO_LINES  # cards, a line a column
+    assert b.js(f"document.querySelector({json.dumps(button)}).textContent") == "fewer columns"
+    b.click(button)
+    brief_rows(b, "standings", ["#", "bot", "games", "avg rank", "rating"])
 
 
 def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> None:
@@ -254,6 +330,8 @@ def test_a_bot_page_a_game_and_a_seat_view(browser: Browser, league: Path) -> No
         resize(browser, width, height)
         no_overflow(browser)
         laid_out_well(browser, f"bot page at {width} px")
+        if width <= 640:
+            brief_rows(browser, "games", ["game", "place", "points", "change"])
         browser.screenshot(shots() / f"site-bot-{width}.png")
     resize(browser, 1400, 900)
     assert browser.problems() == []
@@ -311,6 +389,8 @@ def test_every_game_listed_and_each_replay_at_any_width(browser: Browser, league
     for width, height in WIDTHS:
         resize(browser, width, height)
         laid_out_well(browser, f"games at {width} px")
+        if width <= 640:
+            brief_rows(browser, "games-list", ["game", "seats"])
         browser.screenshot(shots() / f"site-games-{width}.png")
     # A game of the list, replayed at each width: the board and the caption of each step
     # whole in the window, under neither bar and over nothing.
@@ -349,4 +429,42 @@ def test_every_game_listed_and_each_replay_at_any_width(browser: Browser, league
     assert browser.problems() == []
     loaded_by_click(browser, ".seat .name a")
     assert browser.js("document.querySelector('h1').textContent") == names[0]
+    assert browser.problems() == []
+
+
+def test_charts_keep_their_words_whole_and_read(browser: Browser, tmp_path: Path) -> None:
+    """The site's charts drawn for a long league of bots with long names (1,000 games,
+    eight bots, latencies over six decades), at every width: each word inside its
+    chart, none drawn under SMALLEST_WORDS px. No league is run: the charts are what
+    `referee site` puts on its pages, on a page of their own with the site's style."""
+    rng = random.Random(7)
+    bots = []
+    for k in range(8):
+        b = BotStanding(name=f"a-bot-whose-name-is-long-{k}", mu=20 + 3 * k, sigma=1 + k / 4)
+        rating = 0.0
+        for game in range(k, 1000, 2):
+            rating += rng.uniform(-2, 2.2)
+            b.history.append((game, rating, 0.0))
+        bots.append(b)
+    latencies = [10 ** rng.uniform(-2, 4) for _ in range(500)]
+    body = (
+        pages.rating_chart(bots)
+        + pages.history_chart(
+            [(b, pages.line_color(k)) for k, b in enumerate(bots)], 1000, "rating-history", False
+        )
+        + pages.history_chart([(bots[0], pages.line_color(0))], 1000, "bot-rating", True)
+        + pages.histogram(latencies)
+    )
+    shutil.copytree(ROOT / "referee" / "assets", tmp_path / "assets")
+    (tmp_path / "index.html").write_text(pages.page("charts", body), encoding="utf-8")
+    for width, height in WIDTHS:
+        browser.open(tmp_path / "index.html", width, height)
+        laid_out_well(browser, f"charts at {width} px")
+        shown = browser.js(
+            "[...document.querySelectorAll('svg.chart')].filter(s => s.getClientRects().length)"
+            ".map(s => s.id)"
+        )
+        ratings = "rating-chart-narrow" if width <= 640 else "rating-chart"
+        assert shown == [ratings, "rating-history", "bot-rating", "latency-chart"]
+        browser.screenshot(shots() / f"site-charts-{width}.png")
     assert browser.problems() == []

@@ -227,6 +227,7 @@ def _game_rows(games: Sequence[Game]) -> str:
             ("finished", "text"),
         ],
         rows,
+        brief=("game", "seats, points (⚠ a fault)"),  # on a phone, a row a line or two
     )
 
 
@@ -286,6 +287,7 @@ def _board_table(board: Sequence[Row]) -> str:
             ("refit", "num"),
         ],
         rows,
+        brief=("#", "version", "μ − 3σ", "status", "games"),  # on a phone, a row a line
     )
 
 

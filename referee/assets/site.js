@@ -1,7 +1,8 @@
 // The results site's tables: a click on a header (or Enter on it) sorts by that column,
 // numbers as numbers, and a second click reverses; a select with data-filter shows only
 // the rows whose data-ATTRIBUTE holds the chosen value (a space-separated list, or one value);
-// a box that scrolls sideways (a table wider than the window) shows the hint above it.
+// a box that scrolls sideways (a table wider than the window) shows the hint above it; on a
+// phone, a table's button switches between its brief columns and every column.
 "use strict";
 (function () {
   function value(row, k, numeric) {
@@ -51,6 +52,18 @@
   document.querySelectorAll(".filters").forEach((box) => {
     box.querySelectorAll("select").forEach((s) => s.addEventListener("change", () => filter(box)));
     filter(box);
+  });
+  // A table with a brief (a phone shows a few of its columns): its button shows every
+  // column, as cards, and the brief again.
+  document.querySelectorAll("button.columns").forEach((button) => {
+    const tableEl = document.getElementById(button.dataset.table);
+    button.setAttribute("aria-expanded", "false");
+    button.addEventListener("click", () => {
+      const brief = tableEl.classList.toggle("brief");
+      button.textContent = brief ? "every column" : "fewer columns";
+      button.setAttribute("aria-expanded", brief ? "false" : "true");
+      hints();
+    });
   });
   // A box wider than the window scrolls sideways: its hint (the element before it) says so.
   function hints() {

@@ -106,10 +106,13 @@ def table(
     ident: str,
     headers: Sequence[tuple[str, str]],
     rows: Iterable[tuple[dict[str, str], Sequence[tuple[str, object]]]],
+    brief: Sequence[str] = (),
 ) -> str:
     """A sortable table: `headers` (text, "num" or "text"); each row's attributes and
     its cells as (HTML, sort value). On a narrow screen each row is a card of
-    "header: value" lines (`site.css`), the headers staying on top to sort by."""
+    "header: value" lines (`site.css`), the headers staying on top to sort by; a table
+    with `brief` headers shows there only those columns, still a table (a row a line),
+    with a button that turns it into the cards of every column and back (`site.js`)."""
     head = "".join(
         f'<th data-type="{kind}" tabindex="0" title="sort by {esc(text)}">'
         f"{esc(text).replace('/', '/<wbr>')}</th>"
@@ -117,9 +120,20 @@ def table(
     )
     # The card's labels: the headers, by column (our own words, never a bot's).
     labels = "".join(
-        f"#{ident} td:nth-child({k})::before{{content:{_css_string(text)}}}"
+        f"#{ident}:not(.brief) td:nth-child({k})::before{{content:{_css_string(text)}}}"
         for k, (text, _) in enumerate(headers, start=1)
     )
+    button = ""
+    if brief:
+        names = [text for text, _ in headers]
+        unknown = [b for b in brief if b not in names]
+        assert not unknown, f"brief columns not in {ident}: {unknown}"
+        hidden = "".join(f":not(:nth-child({names.index(b) + 1}))" for b in brief)
+        labels += f"#{ident}.brief :is(td, th){hidden}{{display:none}}"
+        button = (
+            f'<button type="button" class="columns" data-table="{ident}" '
+            f'aria-controls="{ident}">every column</button>'
+        )
     body = []
     for attrs, cells in rows:
         extra = "".join(f' {k}="{esc(v)}"' for k, v in attrs.items())
@@ -130,8 +144,9 @@ def table(
         )
         body.append(f"<tr{extra}>{tds}</tr>")
     return (
-        f"<style>@media (max-width: 640px) {{ {labels} }}</style>"
-        f'<table class="sortable cards" id="{ident}"><thead><tr>{head}</tr></thead>'
+        f"<style>@media (max-width: 640px) {{ {labels} }}</style>{button}"
+        f'<table class="sortable cards{" brief" if brief else ""}" id="{ident}">'
+        f"<thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>\n"
     )
 
@@ -198,6 +213,10 @@ def _startup_flag(league: League, rec: Record) -> str:
 # ---------------------------------------------------------------- index
 
 
+# The standings' columns a phone shows (each bot's page has the rest, as does the button).
+PHONE_STANDINGS = ("#", "bot", "games", "avg rank", "rating")
+
+
 def _standings(league: League, failed: dict[str, Counter[str]]) -> str:
     headers = [(c.header, "text" if c.header == "bot" else "num") for c in COLUMNS]
     rows = []
@@ -226,7 +245,7 @@ def _standings(league: League, failed: dict[str, Counter[str]]) -> str:
     return (
         "<section><h2>Standings</h2>"
         '<p class="hint">Click a column\'s header to sort by it; click again to reverse.</p>'
-        + scroll(table("standings", headers, rows))
+        + scroll(table("standings", headers, rows, brief=PHONE_STANDINGS))
         + f'<ul class="legend">{items}</ul></section>\n'
     )
 
@@ -247,31 +266,43 @@ def _never_started(failed: dict[str, Counter[str]]) -> str:
 
 def rating_chart(bots: Sequence[BotStanding]) -> str:
     """One row per bot: μ ± 3σ as a thin line, μ ± σ as a band, μ as a dot and the
-    rating (μ − 3σ) as a diamond, on one shared axis."""
+    rating (μ − 3σ) as a diamond, on one shared axis. Drawn twice, and a screen shows
+    one (`site.css`): names on the left of their rows for a wide screen, and for a phone
+    names above their rows, so that the words keep their size at 400 px."""
     if not bots:
         return ""
+    return _rating_svg(bots, narrow=False) + _rating_svg(bots, narrow=True)
+
+
+def _rating_svg(bots: Sequence[BotStanding], narrow: bool) -> str:
     lo = min(b.mu - 3 * b.sigma for b in bots)
     hi = max(b.mu + 3 * b.sigma for b in bots)
     lo, hi = math.floor(lo / 5) * 5, math.ceil(hi / 5) * 5
-    left, width, row = 180, 520, 26
-    height = row * len(bots) + 40
+    # narrow: the row's name on a line of its own, the axis across the whole drawing
+    left, width, row, top, chars = (14, 352, 40, 34, 44) if narrow else (180, 520, 26, 20, 24)
+    height = row * len(bots) + top + 20
 
     def x(v: float) -> float:
         return left + (v - lo) / max(hi - lo, 1e-9) * width
 
     parts = []
-    step = 5 if hi - lo <= 60 else 10
+    step = (10 if narrow else 5) if hi - lo <= 60 else (20 if narrow else 10)
     for tick in range(int(lo), int(hi) + 1, step):
         parts.append(
             f'<line x1="{x(tick):.1f}" y1="10" x2="{x(tick):.1f}" y2="{height - 24}" class="grid"/>'
             f'<text x="{x(tick):.1f}" y="{height - 8}" class="tick">{tick}</text>'
         )
     for k, b in enumerate(bots):
-        y = 20 + k * row
+        y = top + k * row
+        name = esc(_short(b.name, chars))
+        label = (
+            f'<text x="{left - 6}" y="{y - 10}" class="name start">{name}</text>'
+            if narrow
+            else f'<text x="{left - 8}" y="{y + 4}" class="name">{name}</text>'
+        )
         parts.append(
             f'<g class="bot" data-bot="{esc(b.name)}"><title>{esc(b.name)}: μ {b.mu:.2f}, '
-            f"σ {b.sigma:.2f}, rating {b.rating:.2f}</title>"
-            f'<text x="{left - 8}" y="{y + 4}" class="name">{esc(_short(b.name, 24))}</text>'
+            f"σ {b.sigma:.2f}, rating {b.rating:.2f}</title>{label}"
             f'<line x1="{x(b.mu - 3 * b.sigma):.1f}" y1="{y}" x2="{x(b.mu + 3 * b.sigma):.1f}" '
             f'y2="{y}" class="wide"/>'
             f'<line x1="{x(b.mu - b.sigma):.1f}" y1="{y}" x2="{x(b.mu + b.sigma):.1f}" y2="{y}" '
@@ -279,8 +310,12 @@ def rating_chart(bots: Sequence[BotStanding]) -> str:
             f'<circle cx="{x(b.mu):.1f}" cy="{y}" r="4" class="mu"/>'
             f'<path d="M{x(b.rating):.1f} {y - 6}l6 6l-6 6l-6 -6z" class="rating"/></g>'
         )
+    ident, shown = "rating-chart", "wide-only"
+    if narrow:
+        ident, shown = "rating-chart-narrow", "narrow-only"
+    total = left + width + (14 if narrow else 20)
     return (
-        f'<svg class="chart" id="rating-chart" viewBox="0 0 {left + width + 20} {height}" '
+        f'<svg class="chart {shown}" id="{ident}" viewBox="0 0 {total} {height}" '
         f'role="img" aria-label="ratings">{"".join(parts)}</svg>'
     )
 
@@ -328,8 +363,15 @@ def history_chart(
     lo, hi = math.floor(min(values)), math.ceil(max(values))
     if hi - lo < 2:
         lo, hi = lo - 1, hi + 1
-    left, right, top, bottom, width, height = 44, 12, 12, 30, 700, 250
+    # The margins and the numbers on the axes leave room for the numbers at the size a
+    # phone draws them (PHONE_TICK), so that they stay whole and apart.
+    top, bottom, width, height = 16, 36, 700, 250
     span = max(games, 1)
+    tick = _tick(hi - lo, most=int((height - top - bottom) // (PHONE_TICK * 1.4)))
+    ys = range(math.ceil(lo / tick) * tick, hi + 1, tick)
+    left = max(44.0, max((_text_width(str(v), PHONE_TICK) for v in ys), default=0) + 10)
+    number = _text_width(str(span), PHONE_TICK)  # the widest number across
+    right = max(12.0, number / 2 + 4)
 
     def x(game: int) -> float:  # game: 0 before the first, then its number from 1
         return left + game / span * (width - left - right)
@@ -338,13 +380,12 @@ def history_chart(
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
     parts = []
-    tick = _tick(hi - lo)
-    for v in range(math.ceil(lo / tick) * tick, hi + 1, tick):
+    for v in ys:
         parts.append(
-            f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - right}" y2="{y(v):.1f}" '
-            f'class="grid"/><text x="{left - 6}" y="{y(v) + 4:.1f}" class="tick end">{v}</text>'
+            f'<line x1="{left:.1f}" y1="{y(v):.1f}" x2="{width - right:.1f}" y2="{y(v):.1f}" '
+            f'class="grid"/><text x="{left - 6:.1f}" y="{y(v) + 4:.1f}" class="tick end">{v}</text>'
         )
-    step = _tick(span)
+    step = _tick(span, most=int((width - left - right) // (number + 10)))
     for g in range(0, span + 1, step):
         parts.append(f'<text x="{x(g):.1f}" y="{height - 12}" class="tick">{g}</text>')
     for b, color, s in steps:
@@ -368,12 +409,16 @@ def history_chart(
     )
 
 
-def _tick(span: float) -> int:
-    """A round step for about five to ten ticks over `span`."""
-    for step in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000):
-        if span / step <= 10:
-            return step
-    return int(10 ** len(str(int(span))))
+def _tick(span: float, most: int = 10) -> int:
+    """A round step (1, 2 or 5 times a power of ten) for at most `most` ticks over
+    `span`."""
+    most = max(most, 1)
+    power = 1
+    while True:
+        for step in (power, 2 * power, 5 * power):
+            if span / step <= most:
+                return step
+        power *= 10
 
 
 def _history(league: League) -> str:
@@ -627,7 +672,11 @@ def _games_table(
                 ],
             )
         )
-    return table(ident, headers, rows)
+    # A phone shows a row a line or two: the game and how it ended (its seats' places;
+    # for a bot, its place and what the game did to its rating); the button shows every
+    # column.
+    brief = ("game", "seats") if bot is None else ("game", "place", "points", "change")
+    return table(ident, headers, rows, brief)
 
 
 def _pager(current: int, pages: int) -> str:
@@ -804,10 +853,10 @@ def histogram(values: Sequence[float]) -> str:
     while len(counts) > 1 and counts[0] == 0:
         counts.pop(0)
         edges.pop(0)
-    width, height, left, bottom = 640, 196, 44, 150
-    bar = (width - left) / len(counts)
+    width, height, left, right, bottom = 640, 214, 60, 8, 150
+    bar = (width - left - right) / len(counts)
     top = max(counts)
-    parts = [f'<line x1="{left}" y1="{bottom}" x2="{width}" y2="{bottom}" class="axis"/>']
+    parts = [f'<line x1="{left}" y1="{bottom}" x2="{width - right}" y2="{bottom}" class="axis"/>']
     for k, c in enumerate(counts):
         h = (bottom - 12) * c / top
         x = left + k * bar
@@ -815,10 +864,19 @@ def histogram(values: Sequence[float]) -> str:
             f'<rect x="{x + 1:.1f}" y="{bottom - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
             f'class="bar"><title>{_ms(edges[k])}–{_ms(edges[k + 1])} ms: {c}</title></rect>'
         )
-        parts.append(
-            f'<text x="{x + bar / 2:.1f}" y="{bottom + 14}" class="tick">≤{_ms(edges[k + 1])}'
-            "</text>"
-        )
+    # Each bar's upper edge under it, from the last bar back, as many as fit side by side
+    # at the largest size a phone draws them (site.css); the last ends at the drawing's edge.
+    room: float = width - right
+    for k in reversed(range(len(counts))):
+        label = f"≤{_ms(edges[k + 1])}"
+        wide = _text_width(label, PHONE_TICK)
+        centre = left + (k + 0.5) * bar
+        if k == len(counts) - 1:
+            parts.append(f'<text x="{room}" y="{bottom + 22}" class="tick end">{label}</text>')
+            room -= wide + 8
+        elif centre + wide / 2 <= room:
+            parts.append(f'<text x="{centre:.1f}" y="{bottom + 22}" class="tick">{label}</text>')
+            room = centre - wide / 2 - 8
     parts.append(f'<text x="{left - 6}" y="20" class="tick end">{top}</text>')
     parts.append(
         f'<text x="{width - 4}" y="{height - 4}" class="tick end">decision time, ms</text>'
@@ -827,6 +885,15 @@ def histogram(values: Sequence[float]) -> str:
         f'<svg class="chart" id="latency-chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="latency histogram">{"".join(parts)}</svg>'
     )
+
+
+# The size a phone draws a chart's numbers at, in the drawing's units (site.css), and a
+# word's width at a size: what a chart leaves room for, so that its words never meet.
+PHONE_TICK = 21
+
+
+def _text_width(text: str, size: float) -> float:
+    return len(text) * size * 0.62
 
 
 def _ms(v: float) -> str:

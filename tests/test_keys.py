@@ -195,10 +195,14 @@ def test_a_key_pair_of_minisign_is_ours_too(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (0, COMMENT + "\n"), done.stderr
 
 
-def secret_with(tmp_path: Path, at: int, new: bytes) -> Path:
-    """A secret key file whose bytes from `at` are replaced by `new`."""
+def secret_with(tmp_path: Path, at: int, new: bytes | None) -> Path:
+    """A secret key file whose bytes from `at` are replaced by `new`, or with None
+    whose byte at `at` has every bit flipped (a fresh key's byte may already be any
+    given value)."""
     lines = SigningKey.generate().text().splitlines()
     data = bytearray(base64.b64decode(lines[1]))
+    if new is None:
+        new = bytes([data[at] ^ 0xFF])
     data[at : at + len(new)] = new
     path = tmp_path / "edited.key"
     path.write_text(f"{lines[0]}\n{base64.b64encode(bytes(data)).decode()}\n")
@@ -225,7 +229,7 @@ def test_a_secret_key_others_may_open_encrypted_or_damaged_is_refused(tmp_path: 
     assert encrypted.check == k.ENCRYPTED
     assert "`referee keygen` or `minisign -G -W`" in str(encrypted)
 
-    assert "checksum" in str(load_refused(secret_with(tmp_path, 126, b"\1")))
+    assert "checksum" in str(load_refused(secret_with(tmp_path, 126, None)))
     # A changed public half, with the zero checksum of `minisign -G -W`.
     assert "public half" in str(load_refused(secret_with(tmp_path, 94, bytes(64))))
     assert load_refused(secret_with(tmp_path, 0, b"EX")).check == k.FORMAT

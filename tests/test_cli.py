@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
-from referee.cli import main
+from referee.cli import COMMANDS, main
 from referee.game.selfplay import play_random
 from referee.league.config import load_config
 from referee.rules import PRESETS, VARIANTS, preset
@@ -173,3 +177,28 @@ def test_version() -> None:
     result = run("--version")
     assert result.exit_code == 0
     assert "0.1.0" in result.stdout
+
+
+def test_each_command_loads_its_own_module_only() -> None:
+    """`referee rules` imports no other command's module (each command is loaded when
+    used, `referee.cli.COMMANDS`), and every command of the list loads under its name."""
+    code = (
+        "import sys\n"
+        "from referee.cli import main\n"
+        "try:\n"
+        "    main(['rules'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('referee.commands.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert [m for m in loaded if m != "referee.commands.common"] == ["referee.commands.rules"]
+    context = click.Context(main)
+    assert main.list_commands(context) == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = main.get_command(context, name)
+        assert command is not None and command.name == name
+    assert main.get_command(context, "nosuch") is None

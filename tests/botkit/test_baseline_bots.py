@@ -53,10 +53,19 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-def _play(rules_name: str, seed: int, choose: Any, seat: int, players: int | None = None) -> int:
+def _play(
+    rules_name: str,
+    seed: int,
+    choose: Any,
+    seat: int,
+    players: int | None = None,
+    **options: Any,
+) -> int:
     """One game: `choose` in `seat`, random elsewhere; every chosen index must be legal.
-    Returns the number of decisions `choose` made."""
-    rules = preset(rules_name) if players is None else preset(rules_name, players=players)
+    Returns the number of decisions `choose` made. `options` change the preset."""
+    if players is not None:
+        options["players"] = players
+    rules = preset(rules_name, **options)
     n = rules.players
     state = new_game(rules, seed)
     rng = random.Random(seed)
@@ -115,6 +124,27 @@ def test_the_search_bot_plays_legal_moves_only(name: str) -> None:
         bot = search_bot.SearchBot(cap_ms=0, worlds=2)
         made += _play(name, seed, bot.choose, seed % rules.players)
     assert made > 40
+
+
+def test_the_search_bot_is_deterministic_with_a_fixed_world_count() -> None:
+    """With `--worlds N` the search bot's moves depend only on the game and its seed
+    (its worlds come from the game's random generator, no clock): the same game played
+    twice gets the same moves, whatever the time each search took."""
+    search_bot = _load("search_bot")
+
+    def moves(seed: int) -> list[int]:
+        bot = search_bot.SearchBot(cap_ms=0, worlds=6)
+        chosen: list[int] = []
+
+        def choose(turn: m.Turn, game: Game) -> int:
+            chosen.append(bot.choose(turn, game))
+            return chosen[-1]
+
+        _play("standard", seed, choose, 0, players=3, rounds="single")
+        return chosen
+
+    first = moves(11)
+    assert len(first) > 10 and moves(11) == first
 
 
 def test_the_rollouts_score_a_round_won_with_a_last_tile_as_the_engine_does() -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -138,3 +140,34 @@ def test_kit_has_what_a_kit_needs(folder: Path) -> None:
     assert any("START HERE" in path.read_text(encoding="utf-8") for path in strategies), (
         f"no strategy file saying START HERE in {folder.name}: {strategies}"
     )
+
+
+def _on_the_copy(argv: list[str]) -> str:
+    """kit.json's bot command as the README gives it from the repository's root, for
+    the kit copied to `my-bot`: each path (an argument with a slash or a dot that is
+    not an option) inside the copy."""
+    return " ".join(
+        f"my-bot/{arg}" if ("/" in arg or "." in arg) and not arg.startswith("-") else arg
+        for arg in argv
+    )
+
+
+@pytest.mark.parametrize("folder", KITS, ids=[kit.name for kit in KITS])
+def test_kit_readme_commands_work_on_a_copy(folder: Path) -> None:
+    """The kit's README starts from `cp -r kits/NAME my-bot` and then names only the
+    copy: its play and check-bot lines run the bot kit.json runs (which
+    test_kit_builds_tests_and_passes_check_bot checks), inside `my-bot`, and its
+    build commands are kit.json's, run in `my-bot`."""
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    blocks = [body for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", text, re.M | re.S)]
+    copy = f"cp -r kits/{folder.name} my-bot"
+    assert blocks and blocks[0].strip() == copy, f"{folder.name}: the first command is {copy}"
+    rest = "\n".join(blocks[1:])
+    assert f"kits/{folder.name}" not in rest, f"{folder.name}: a command names the original"
+    kit = json.loads((folder / "kit.json").read_text(encoding="utf-8"))
+    bot = _on_the_copy(kit["bot"])
+    assert f'referee play "mine={bot}" ' in rest
+    assert f"referee check-bot -- {bot}\n" in rest
+    for argv in kit["build"]:
+        assert shlex.join(argv) in text, f"{folder.name}: the README builds otherwise"
+    assert "in `my-bot`" in text or "In `my-bot`" in text

@@ -48,6 +48,7 @@ from referee.bots.tokens import new_token
 from referee.league.config import parse_config
 from referee.net.server import BotServer, serve_league
 from referee.net.tls import ServerTls, client_context, pin_mismatch, self_signed
+from referee.net.tlsstream import TlsStream
 
 HOST = "127.0.0.1"  # loopback only, whatever else this machine has
 HERE = Path(__file__).resolve().parent
@@ -70,9 +71,10 @@ async def client(port: int, logins: int, pin: str, token: str) -> list[float]:
         started = time.perf_counter()
         wire: trio.abc.Stream = await trio.open_tcp_stream(HOST, port)
         if context is not None:
-            wire = trio.SSLStream(wire, context, server_hostname=HOST, https_compatible=False)
-            await wire.do_handshake()
-            assert pin_mismatch(wire.getpeercert(binary_form=True), pin) is None
+            secured = TlsStream(wire, context, server_hostname=HOST)  # as the bridge does
+            await secured.do_handshake()
+            assert pin_mismatch(secured.getpeercert(binary_form=True), pin) is None
+            wire = secured
         line = {"type": "login", "name": f"b{i}", "token": token, "protocol": 1}
         await wire.send_all(json.dumps(line).encode() + b"\n")
         data = b""

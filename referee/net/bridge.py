@@ -47,6 +47,7 @@ from protocol import messages as m
 from ..bots.process import BotSpec, bot_environment
 from ..bots.sandbox import new_scratch
 from .tls import handshake_failure, pin_mismatch
+from .tlsstream import TlsStream
 
 log = logging.getLogger("referee.bridge")  # its name before the move: serve prints it
 
@@ -181,7 +182,7 @@ async def run_bridge(
             try:
                 refused = None
                 if tls is not None:
-                    wire = trio.SSLStream(stream, tls, server_hostname=host, https_compatible=False)
+                    wire = TlsStream(stream, tls, server_hostname=host)
                     refused = await _verify(wire, pin)  # before the login: it holds the token
                 if refused is not None:
                     outcome = refused
@@ -218,7 +219,7 @@ async def run_bridge(
             await kept.end()
 
 
-async def _verify(wire: trio.SSLStream[trio.SocketStream], pin: str | None) -> Outcome | None:
+async def _verify(wire: TlsStream, pin: str | None) -> Outcome | None:
     """The TLS handshake, and the pin checked: None when the server is the one it must
     be; else `tls` (never the same server next time) or `busy` (it closed the
     connection mid-handshake: full, or too slow a handshake)."""

@@ -73,6 +73,7 @@ from ..logs.outputs import ready_folder
 from ..text import name_problem, quoted
 from .logins import LoginGuard
 from .tls import ServerTls, is_loopback
+from .tlsstream import TlsStream
 
 if TYPE_CHECKING:
     from ..league.cluster import Cluster
@@ -241,7 +242,7 @@ class BotServer:
         wire: trio.abc.Stream = stream
         if self.tls is not None:
             # trio does not shake hands on accept: `_login` does, within the deadline.
-            wire = trio.SSLStream(stream, self.tls, server_side=True, https_compatible=False)
+            wire = TlsStream(stream, self.tls, server_side=True)
         # A stranger's first line is held in memory until its newline: a login is short,
         # so 64 strangers cannot make the server hold 64 lines of max_line bytes.
         first = min(LOGIN_MAX_LINE, self.limits.max_line)
@@ -271,14 +272,14 @@ class BotServer:
     async def _login(
         self, conn: Connection, place: Waiting, socket: trio.SocketStream, wire: trio.abc.Stream
     ) -> TcpSession | None:
-        """Shake hands over TLS (`wire` an `SSLStream`), read `login`, check it, then
+        """Shake hands over TLS (`wire` a `TlsStream`), read `login`, check it, then
         `hello`/`ready`; the session, or None (logged)."""
         peer, address = place.peer, place.address
         login: m.Login | None = None
         problem = f"no login within {self.limits.handshake_ms} ms"
-        secured = not isinstance(wire, trio.SSLStream)
+        secured = not isinstance(wire, TlsStream)
         with place.scope:
-            if isinstance(wire, trio.SSLStream):
+            if isinstance(wire, TlsStream):
                 late = problem
                 problem = f"no TLS handshake within {self.limits.handshake_ms} ms"
                 failure = await self._tls_handshake(socket, wire)
@@ -405,9 +406,7 @@ class BotServer:
         log.info("%s resumed %s from %s", login.name, resume.game, peer)
         return session
 
-    async def _tls_handshake(
-        self, socket: trio.SocketStream, wire: trio.SSLStream[trio.SocketStream]
-    ) -> str | None:
+    async def _tls_handshake(self, socket: trio.SocketStream, wire: TlsStream) -> str | None:
         """The TLS handshake of a new connection; None when done, else why not. A peer
         whose first byte opens a JSON object sent a plain login to a TLS server: it is
         told so in plain text, `login` then `bye` (its token has crossed in the clear

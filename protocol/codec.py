@@ -65,6 +65,20 @@ def encode(message: Message, max_line: int = MAX_LINE_DEFAULT) -> bytes:
     return data + b"\n"
 
 
+def encode_into(message: Message, buffer: bytearray, max_line: int = MAX_LINE_DEFAULT) -> int:
+    """Append `message` to `buffer` as `encode` gives it, without making the line's bytes
+    on their own; return its size. Too long is a local error, and leaves `buffer` as it
+    was."""
+    start = len(buffer)
+    _encoder.encode_into(message, buffer, -1)
+    size = len(buffer) - start
+    if size > max_line:
+        del buffer[start:]
+        raise LocalProtocolError(f"{type(message).__name__} of {size} bytes exceeds {max_line}")
+    buffer.append(10)  # the newline
+    return size + 1
+
+
 def _decode(decoder: msgspec.json.Decoder[T], line: str | bytes) -> T:
     text = line.strip()
     if not text:

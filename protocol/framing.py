@@ -36,6 +36,17 @@ class LineFramer:
         A line that grows past `max_line` before its newline arrives is reported at
         once and the rest of it is skipped as it comes, so memory stays bounded.
         """
+        if data and not self._buffer and not self._skipping and data.find(b"\n") == len(data) - 1:
+            # The usual case, one whole line and nothing held: no trip through the buffer.
+            raw = data[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if len(raw) <= self.max_line:
+                try:
+                    return [self._text(raw)]
+                except RemoteProtocolError as exc:
+                    exc.lines = []
+                    raise
         if self._skipping:
             nl = data.find(b"\n")
             if nl < 0:

@@ -14,8 +14,10 @@ stream passes through the scheduler on every call (a checkpoint before each
 read and write, then the wait), which was the largest part of the referee's CPU
 per decision. A read that finds data at once yields to the loop every few times
 all the same (`YIELD_EVERY`), so a bot that floods its output cannot keep the
-loop, or a deadline, from running. Other streams (TCP) go through trio's stream
-methods.
+loop, or a deadline, from running. Whether a reply is there yet is asked with
+`poll` (a read that finds nothing raises, which costs several times as much), and
+a message is encoded straight into the buffer. Other streams (TCP) go through
+trio's stream methods.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ import errno
 import logging
 import math
 import os
+import select
 from collections import deque
 from collections.abc import Callable
 
 import trio
 
 from protocol import LineFramer, RemoteProtocolError, decode_from_bot, encode
+from protocol.codec import encode_into
 from protocol.messages import MAX_LINE_DEFAULT, FromBot, Message
 
 log = logging.getLogger("referee.connection")  # its name before the move: serve prints it
@@ -72,6 +76,8 @@ class Connection:
         self._in_fd = _fd_of(receive_stream)
         self._framer = LineFramer(max_line)
         self._early: bytes | Exception | None = None  # a pipe's end or error `line_now` met
+        self._empty = False  # `line_now` just found the pipe empty
+        self._in_poll: select.poll | None = None  # asks whether the pipe has data
         self._lines: deque[str | RemoteProtocolError] = deque()
         self._eof = False
         self._buffer = bytearray()
@@ -165,7 +171,17 @@ class Connection:
 
     def send(self, message: Message) -> None:
         """Queue `message`; raises `BotGoneError` or `BotStalledError` when it cannot go."""
-        self.send_raw(encode(message, self.max_line))
+        if self.mangle is not None or self.transcript is not None:
+            self.send_raw(encode(message, self.max_line))
+            return
+        # Encoded straight into the buffer (a turn request is a kilobyte or two), then
+        # taken back if `send_raw` would have refused it.
+        buffer = self._buffer
+        start = len(buffer)
+        encode_into(message, buffer, self.max_line)
+        if self._send_failed is not None or self._closing or len(buffer) > BUFFER_LIMIT:
+            del buffer[start:]
+            self.send_raw(encode(message, self.max_line))  # raises what it has to say
 
     def send_raw(self, data: bytes) -> None:
         """Add bytes as they are (one or more whole lines) to what the next flush sends."""
@@ -221,7 +237,8 @@ class Connection:
                 elif fd is None:
                     data = await self._receive_stream.receive_some(READ_CHUNK)
                 else:
-                    data = await _read_fd(fd)
+                    empty, self._empty = self._empty, False
+                    data = await _read_fd(fd, empty)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 self._eof = True
                 raise BotGoneError(f"{self.name}: read failed: {exc}") from None
@@ -254,9 +271,18 @@ class Connection:
                 or _reads_without_wait + 1 >= YIELD_EVERY
             ):
                 return None
+            if self._in_poll is None:
+                self._in_poll = select.poll()
+                self._in_poll.register(fd, select.POLLIN)
+            # Asked first: a read that finds the pipe empty raises, which costs several
+            # times a poll, and a reply is mostly not there yet when it is first looked for.
+            if not self._in_poll.poll(0):
+                self._empty = True  # `receive_line` waits for data before it reads
+                return None
             try:
                 data = os.read(fd, READ_CHUNK)
             except BlockingIOError:
+                self._empty = True
                 return None
             except OSError as exc:
                 self._early = _stream_error(exc)
@@ -335,11 +361,17 @@ def _stream_error(exc: OSError) -> trio.BrokenResourceError | trio.ClosedResourc
     return error
 
 
-async def _read_fd(fd: int) -> bytes:
-    """What the pipe `fd` holds (b"" at its end), waiting on trio only while it is empty."""
+async def _read_fd(fd: int, empty: bool = False) -> bytes:
+    """What the pipe `fd` holds (b"" at its end), waiting on trio only while it is empty.
+    `empty`: it was found empty just now, so the wait comes before the first read (a read
+    that finds nothing is a system call and an exception)."""
     global _reads_without_wait
-    await trio.lowlevel.checkpoint_if_cancelled()  # an expired deadline ends the read first
-    waited = False
+    # An expired deadline ends the read first: the wait for an empty pipe is a checkpoint.
+    if empty:
+        await trio.lowlevel.wait_readable(fd)  # a cancelled wait has read nothing
+    else:
+        await trio.lowlevel.checkpoint_if_cancelled()
+    waited = empty
     while True:
         try:
             data = os.read(fd, READ_CHUNK)

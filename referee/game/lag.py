@@ -91,6 +91,9 @@ class LagMonitor:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Wake every `period_s` while watched and record each late wake, until cancelled."""
+        if self.clock is trio.current_time:
+            # The same clock without the three calls `trio.current_time` makes to reach it.
+            self.clock = trio.lowlevel.current_clock().current_time
         try:
             self._sleep = trio.CancelScope()
             task_status.started()
@@ -111,17 +114,25 @@ class LagMonitor:
     @contextmanager
     def watching(self) -> Iterator[None]:
         """Measure while the block runs: a decision is waiting for a reply."""
+        self.watch()
+        try:
+            yield
+        finally:
+            self.unwatch()
+
+    def watch(self) -> None:
+        """Start measuring, until the matching `unwatch` (what `watching` does, without a
+        context manager's objects: a game calls these once per decision)."""
         self._watchers += 1
         if self._watchers == 1 and self._sleep is not None and self._due is None:
             # Called from a running task, so the loop is not late now: start from here.
             self._due = self.clock() + self.period_s
             self._sleep.deadline = self._due
-        try:
-            yield
-        finally:
-            # The wake already due stays (moving a deadline costs more than a wake at
-            # this pace); after it the monitor sleeps until the next decision.
-            self._watchers -= 1
+
+    def unwatch(self) -> None:
+        """End a `watch`. The wake already due stays (moving a deadline costs more than a
+        wake at this pace); after it the monitor sleeps until the next decision."""
+        self._watchers -= 1
 
     @contextmanager
     def guard(self, scope: trio.CancelScope, started: float, budget_s: float) -> Iterator[None]:
@@ -181,7 +192,7 @@ class LagMonitor:
                 run_from = self._totals[-1] if self._totals else self._base
             return ongoing + max(0.0, self._upto(t1) - max(self._upto(t0), run_from))
         last = bisect_left(self._starts, t1) - 1  # the last stall that began before t1
-        if last < 0 or t1 - self._ends[last] > self.join_s:
+        if last < 0 or t1 - self._ends[last] > self.period_s + self.tolerance_s:  # join_s
             return 0.0  # the loop was on time for a while before t1
         return max(0.0, self._upto(t1) - max(self._upto(t0), self._run_from[last]))
 

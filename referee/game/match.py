@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Final, Protocol, TypeVar
 
+import msgspec
 import trio
 
 from protocol import RemoteProtocolError, decode_from_bot, encode
@@ -98,9 +99,9 @@ class Seat:
         return (self.connection is not None or self.local is not None) and not self.forfeited
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One decision as the log keeps it."""
+class Decision(msgspec.Struct, frozen=True):
+    """One decision as the log keeps it (a frozen struct: one is made per decision, and
+    msgspec builds one several times faster than a frozen dataclass or a named tuple)."""
 
     seat: int
     request: int
@@ -290,6 +291,7 @@ class Game:
         # Measures the referee's own stalls, which no bot is charged for; by default the
         # monitor of the running loop (none: every wait counts, as in a bare test loop).
         self.monitor = monitor
+        self._lag = monitor  # the one the game uses: `play` looks the loop's up
         # Called once the game is decided, before `game_end` is sent: each seat's receipt
         # (a league writes the log's footer first, so the receipt can carry its digest).
         self.receipts = receipts
@@ -309,13 +311,14 @@ class Game:
 
     def _send(self, index: int, message: m.Message) -> None:
         seat = self.seats[index]
-        if not seat.live or seat.connection is None:
+        connection = seat.connection
+        if connection is None or seat.forfeited:  # not live, or an in-process player
             return
         if self._outbox[index] is not None:
-            self._queue(index, encode(message, seat.connection.max_line))
+            self._queue(index, encode(message, connection.max_line))
             return
         try:
-            seat.connection.send(message)
+            connection.send(message)
         except BotGoneError as exc:
             self._gone(index, exc)
         except BotStalledError as exc:
@@ -323,19 +326,21 @@ class Game:
 
     def _broadcast(self, event: wire.Event) -> None:
         public = encode(event.public)  # encoded once for every seat that gets it
+        audience, private, owner = event.audience, event.private, event.owner
         for index, seat in enumerate(self.seats):
-            if not seat.live or seat.connection is None:
+            connection = seat.connection
+            if connection is None or seat.forfeited:  # not live, or an in-process player
                 continue
-            if event.audience is not None and index not in event.audience:
+            if audience is not None and index not in audience:
                 continue
-            if event.private is not None and index == event.owner:
-                self._send(index, event.private)
+            if private is not None and index == owner:
+                self._send(index, private)
                 continue
             if self._outbox[index] is not None:
                 self._queue(index, public)
                 continue
             try:
-                seat.connection.send_raw(public)
+                connection.send_raw(public)
             except BotGoneError as exc:
                 self._gone(index, exc)
             except BotStalledError as exc:
@@ -509,6 +514,13 @@ class Game:
 
     async def _play(self) -> GameResult:
         settle_gc()
+        if self.clock is trio.current_time:
+            # The same clock read without the three calls `trio.current_time` makes to
+            # reach it: a decision reads it two to four times.
+            self.clock = trio.lowlevel.current_clock().current_time
+        # The monitor of the game's decisions: its own, or the loop's, found once.
+        self._lag = self.monitor if self.monitor is not None else current_monitor()
+        recorder = self.recorder
         rules = self.rules
         names = [s.name for s in self.seats]
         for index in range(rules.players):
@@ -539,9 +551,9 @@ class Game:
                 excused_ms += record.late_ms
             for event in wire.events(before, record.move, state):
                 self._broadcast(event)
-            self.recorder.decision(record, state)
+            recorder.decision(record, state)
             if state.round_index != before.round_index or state.outcome is not None:
-                self.recorder.round_end(state.results[-1])
+                recorder.round_end(state.results[-1])
                 if state.outcome is None:
                     self._round_start(state)
         assert state.outcome is not None
@@ -605,30 +617,30 @@ class Game:
     async def _decide(self, state: State) -> Decision:
         index = state.to_move
         seat = self.seats[index]
+        connection = seat.connection
+        live = seat.live
         # Request ids count per connection, so they never repeat on a connection
         # that plays several games; 0 marks a decision no bot was asked for.
-        live_bot = seat.live and seat.connection is not None and seat.local is None
-        request = seat.connection.next_request() if live_bot and seat.connection else 0
-        if not seat.live:
-            return Decision(index, request, auto_move(state), None, True, (), state.round_index)
+        bot = live and connection is not None and seat.local is None
+        request = connection.next_request() if bot and connection is not None else 0
+        round_index = state.round_index
+        if not live:
+            return Decision(index, request, auto_move(state), None, True, (), round_index)
         if seat.local is not None:
             seat.decisions += 1
             move = seat.local(state)
-            return Decision(index, request, move, None, False, (), state.round_index)
+            return Decision(index, request, move, None, False, (), round_index)
         first, first_notice = len(seat.faults), len(seat.notices)
         asked, latency, late = await self._ask(index, state, request)
-        new_faults = tuple(seat.faults[first:])
-        notices = tuple(seat.notices[first_notice:])
+        # Most decisions add neither: no slices to copy then.
+        faults = tuple(seat.faults[first:]) if len(seat.faults) > first else ()
+        notices = tuple(seat.notices[first_notice:]) if len(seat.notices) > first_notice else ()
         if asked is None:
             # A fault took the decision out of the bot's hands.
             auto = legal_moves(state)[0] if seat.live else auto_move(state)
-            return Decision(
-                index, request, auto, latency, True, new_faults, state.round_index, late, notices
-            )
+            return Decision(index, request, auto, latency, True, faults, round_index, late, notices)
         seat.decisions += 1
-        return Decision(
-            index, request, asked, latency, False, new_faults, state.round_index, late, notices
-        )
+        return Decision(index, request, asked, latency, False, faults, round_index, late, notices)
 
     async def _ask(
         self, index: int, state: State, request: int
@@ -646,10 +658,12 @@ class Game:
             return None, None, 0.0
         budget_s = (move_ms + seat.bank_ms + seat_time.grace_ms) / 1000
         round_index = state.round_index
-        monitor = self.monitor if self.monitor is not None else current_monitor()
+        monitor = self._lag  # none: every wait counts, as in a bare test loop
         away_s = 0.0  # how long its clock ran while it was away (reconnect window)
         flushed = False
-        with monitor.watching() if monitor is not None else contextlib.nullcontext():
+        if monitor is not None:
+            monitor.watch()  # no context manager: one object less per decision
+        try:
             while True:
                 if self._away[index] is not None:
                     left = self.clock()
@@ -663,7 +677,11 @@ class Game:
                 conn = seat.connection
                 assert conn is not None
                 try:
-                    flushed = await self._flush(conn, budget_s - away_s, monitor)
+                    # What the pipe takes at once needs no scope and no await: the
+                    # decision's only scope is then the reply's.
+                    flushed = conn.write_now() or await self._flush(
+                        conn, budget_s - away_s, monitor
+                    )
                     break
                 except BotGoneError as exc:
                     if self._outbox[index] is None:
@@ -699,6 +717,9 @@ class Game:
                 move, in_time = verdict, True
             waited_s = self.clock() - started
             late_s = monitor.waited(started, started + waited_s) if monitor is not None else 0.0
+        finally:
+            if monitor is not None:
+                monitor.unwatch()
         late_ms = late_s * 1000
         elapsed_ms = (waited_s - late_s + away_s) * 1000  # what the bot is charged
         if not in_time and seat.live:
@@ -718,15 +739,13 @@ class Game:
         return move, elapsed_ms, late_ms
 
     async def _flush(self, conn: Connection, budget_s: float, monitor: LagMonitor | None) -> bool:
-        """Write the request and what came before it; False when the bot did not take
-        it within the budget (`BotGoneError` when it is gone).
+        """Write the request and what came before it, which the pipe did not take at once
+        (`Connection.write_now`); False when the bot did not take it within the budget
+        (`BotGoneError` when it is gone).
 
         A write cut short ends the bot's decision with a fault, so no deadline may cut
         it just after the referee's own stall: the monitor ends it once the budget has
-        passed, stalls left out (see `LagMonitor.guard`). What a pipe takes at once
-        needs no scope at all: the decision's only one is then the reply's."""
-        if conn.write_now():
-            return True
+        passed, stalls left out (see `LagMonitor.guard`)."""
         started = self.clock()
         with trio.CancelScope() as writing:
             if monitor is None:

@@ -9,6 +9,9 @@
 - `plan`: the plan baseline (greedy with a lookahead of the chains the hand can still
   build, and true tile values); `search`: perfect-information Monte Carlo over
   determinized worlds with plan-aware rollouts; both choose from a turn request.
+- `rollout`: one round as a mutable model (hands as bitmasks, trains as open ends),
+  the engine's rules and legal moves at about three times its speed, for rollouts; held
+  equal to the engine move by move in `tests/botkit/test_rollout.py`.
 
 Imports `referee.rules`, `protocol` and `referee` (text) only: no processes, no I/O,
 no clock but the deadline a caller hands in. The sample bots (`sample_bots/plan_bot.py`,

@@ -16,6 +16,12 @@ for its own train (found once per hand and end, shared by every rollout of the
 decision, and searched for only when it could change the move) and sheds the rest
 first, heaviest first, follows doubles it can follow, and plays on its own train when
 its marker is up; a little noise keeps rollouts of one world apart.
+
+Rollouts run on the rollout model (`referee.botkit.rollout`, about three times the
+engine's speed), made once per world and copied per candidate; the policy reads it
+as it would the engine and draws the same random numbers, so a world scores the
+same either way (`tests/botkit/test_rollout.py`). A world the model refuses (a
+hand-made state with a tile in play twice) is rolled out with the engine.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from ..rules.scoring import finish_round
 from .determinize import Determinizer
 from .knowledge import Knowledge
 from .plan import longest_chain, non_play, plan_move, value_of
+from .rollout import DRAW_CODE, END_CODE, Rollout, code_of, tile_index
 
 ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
 NOISE = 3.0  # rollout noise, in pips
@@ -55,6 +62,7 @@ class Rollouts:
 
     def __init__(self) -> None:
         self.plans: dict[tuple[tuple[Tile, ...], int], frozenset[Tile]] = {}
+        self.masks: dict[tuple[int, int], int] = {}  # the same plans as tile masks
 
     def plan(self, hand: tuple[Tile, ...], end: int) -> frozenset[Tile]:
         """The tiles of the longest chain `hand` builds from `end`."""
@@ -109,16 +117,78 @@ class Rollouts:
         end = state.trains[seat].end
         values = out
         if len(plays) > 1 and any(end in x for x in hand):
-            low = list(map(min, out, on))
-            high = list(map(max, out, on))
-            floor = max(low)
-            lead = low.index(floor)
-            high[lead] = -math.inf
-            if floor > max(high):
+            lead = _sure(out, on)
+            if lead is not None:
                 return plays[lead]  # the best whichever way the plan goes
             plan = self.plan(hand, end)
             values = [b if m.tile in plan else a for m, a, b in zip(plays, out, on, strict=True)]
         return plays[values.index(max(values))]  # the first of the best, as a strict > keeps
+
+    def plan_mask(self, world: Rollout, seat: int, end: int) -> int:
+        """`plan` for the model: the chain's tiles as a mask of the seat's hand."""
+        key = (world.hands[seat], end)
+        found = self.masks.get(key)
+        if found is None:
+            if len(self.masks) > PLAN_CACHE:
+                self.masks.clear()
+            chain = longest_chain(world.hand(seat), end, ROLLOUT_CHAIN_BUDGET)
+            found = self.masks[key] = sum(1 << tile_index(t) for t in chain)
+        return found
+
+    def move_code(self, world: Rollout, rng: random.Random) -> int:
+        """`move` on the model: the same choice, with the same random numbers drawn."""
+        moves = world.legal()
+        if len(moves) == 1:
+            return moves[0]
+        plays = [c for c in moves if c >= 0]
+        if not plays:
+            return END_CODE if END_CODE in moves else DRAW_CODE if DRAW_CODE in moves else moves[0]
+        seat = world.to_move
+        spec = world.spec
+        value = spec.value
+        pips = spec.pips
+        match = spec.match
+        hand = world.hands[seat]
+        marker = world.markers >> seat & 1
+        out: list[float] = []
+        on: list[float] = []
+        for c in plays:
+            k = c >> 9
+            v = float(value[k])
+            if c >> 1 & 255 == seat:
+                if marker:
+                    v += 6.0
+                w = v + 2.0
+            else:
+                w = v - 8.0
+            hi, lo = pips[k]
+            if hi == lo:
+                bonus = 5.0 if hand & ~(1 << k) & match[hi] else -3.0
+                v += bonus
+                w += bonus
+            if c & 1:
+                v += 0.5
+                w += 0.5
+            noise = rng.random() * NOISE
+            out.append(v + noise)
+            on.append(w + noise)
+        end = world.t_end[seat]
+        values = out
+        if len(plays) > 1 and hand & match[end]:
+            lead = _sure(out, on)
+            if lead is not None:
+                return plays[lead]
+            plan = self.plan_mask(world, seat, end)
+            values = [
+                b if plan >> (c >> 9) & 1 else a for c, a, b in zip(plays, out, on, strict=True)
+            ]
+        return plays[values.index(max(values))]
+
+    def finish_model(self, world: Rollout, seat: int, rng: random.Random) -> float:
+        """`finish` on the model (which it plays out in place): the same score."""
+        while not world.over:
+            world.apply(self.move_code(world, rng))
+        return _side_score(world.scores, world.spec.group_of, seat)
 
     def finish(self, state: State, seat: int, rng: random.Random) -> float:
         """Play the round out; the others' mean points less the seat's side's.
@@ -170,9 +240,20 @@ def search(
             first = world
         seed = rng.getrandbits(64)
         values = []
+        model = _model_of(world)
         for move in candidates:
             if max_worlds is None and clock() >= deadline:
                 break
+            if model is not None:
+                played = model.copy()
+                played.apply(code_of(move))
+                if played.over:
+                    values.append(_side_score(played.scores, played.spec.group_of, knowledge.seat))
+                else:
+                    values.append(
+                        rollouts.finish_model(played, knowledge.seat, random.Random(seed))
+                    )
+                continue
             after = apply(world, move, check=False)
             if after.round_index != knowledge.round_index or after.outcome is not None:
                 values.append(_score(after, knowledge.round_index, knowledge.seat))
@@ -194,6 +275,25 @@ def search(
     ):
         best = preferred
     return Searched(best, n, means, False)
+
+
+def _sure(out: list[float], on: list[float]) -> int | None:
+    """The play whose worse value (off the plan or on it) beats every other's better
+    one, which the plan cannot change; None when there is none."""
+    low = list(map(min, out, on))
+    high = list(map(max, out, on))
+    floor = max(low)
+    lead = low.index(floor)
+    high[lead] = -math.inf
+    return lead if floor > max(high) else None
+
+
+def _model_of(world: State) -> Rollout | None:
+    """The rollout model of a world, or None where it refuses one (the engine then plays)."""
+    try:
+        return Rollout.from_state(world)
+    except ValueError:
+        return None
 
 
 def _clearly_better(rows: Sequence[Sequence[float]], a: int, b: int) -> bool:

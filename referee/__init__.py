@@ -10,6 +10,8 @@ each importing only those below it (tests/test_layout.py holds the rules):
 - `proof`: the organiser's signing keys and signatures (minisign's formats);
 - `league`: many games, their ledger and standings; `site`: the results site;
 - `net`: TCP (`serve`, `connect`); `commands` (with `cli`): the command line.
+- `human`: a person's seat, in the terminal: a bot process of its own, which
+  imports only `protocol` and `text` (`referee play "me=human" ...`).
 
 At the top, beside `cli` (the `referee` command) and `__main__`, only what every
 package may use: `text` (outside text shown escaped, names) and `consoles`. They

@@ -45,6 +45,8 @@ ALLOWED: dict[str, set[str]] = {
     "proof": {"protocol", "referee", "bots", "game", "logs"},
     # learning environments: the engine, the wire's views and the bots' forward model
     "learn": {"protocol", "rules", "referee", "game", "botkit"},
+    # a person's seat (`human`): a bot process like any other, from the wire's messages
+    "human": {"protocol", "referee"},
     "league": BELOW_LEAGUE,
     "site": BELOW_LEAGUE | {"league"},
     "net": BELOW_LEAGUE | {"league", "site"},

@@ -164,6 +164,17 @@ class BotSpec:
     # False: `name` was taken from the program's file name (no NAME= given), and the
     # name the bot gives in its ready message replaces it in `referee play`.
     named: bool = True
+    # A person's seat (the command `human`): the terminal it draws on and reads keys
+    # from. Such a seat never runs in the sandbox, which would hide that terminal.
+    terminal: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.terminal is not None and self.sandbox != "none":
+            raise ValueError(
+                f"{self.name}: a person's seat (`{HUMAN}`) draws on your terminal and cannot "
+                f"run in the sandbox ({self.sandbox}); play it with --sandbox none, play's "
+                "default"
+            )
 
     @property
     def command(self) -> str:
@@ -177,26 +188,72 @@ def parse_bot(text: str, index: int = 0, label: str | None = None) -> BotSpec:
     A NAME given must be a bot's name (`referee.text.name_problem`), else `ValueError`
     names it and the argument, as `label` (default `bot N`, N = `index` + 1); a name
     taken from the program's file name that is not one (too long, a control character
-    in it) is `botN` instead."""
+    in it) is `botN` instead.
+
+    The command `human` (alone) seats a person: `person_argv`, `referee.human` on the
+    terminal of the referee's standard input (`ValueError` in one line when that is
+    not a terminal), named NAME or `human`, with `terminal` set (never sandboxed)."""
     label = label or f"bot {index + 1}"
-    name = ""
     argument = text
-    head, sep, rest = text.partition("=")
-    if sep and head and " " not in head and "/" not in head:
-        name, text = head, rest
-        if (problem := name_problem(name)) is not None:
-            raise ValueError(
-                f"{label}: the name {quoted(name)} (NAME= of the argument "
-                f"{quoted(argument)}) {problem}; {NAME_RULE}"
-            )
+    name, text = _split_name(text)
+    if name and (problem := name_problem(name)) is not None:
+        raise ValueError(
+            f"{label}: the name {quoted(name)} (NAME= of the argument "
+            f"{quoted(argument)}) {problem}; {NAME_RULE}"
+        )
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError(f"{label}: empty command line")
+    if argv == (HUMAN,):
+        terminal = _terminal(label)
+        return BotSpec(
+            name=name or HUMAN, argv=person_argv(terminal), named=bool(name), terminal=terminal
+        )
     if name:
         return BotSpec(name=name, argv=argv)
     prog = Path(_script(argv)).stem
     name = prog if prog and name_problem(prog) is None else f"bot{index + 1}"
     return BotSpec(name=name, argv=argv, named=False)
+
+
+def _split_name(text: str) -> tuple[str, str]:
+    """A bot argument as its NAME (empty when none is given) and its command line."""
+    head, sep, rest = text.partition("=")
+    if sep and head and " " not in head and "/" not in head:
+        return head, rest
+    return "", text
+
+
+HUMAN = "human"  # the command that seats a person at the referee's terminal (referee.human)
+
+
+def person_argv(terminal: str) -> tuple[str, ...]:
+    """How a person's seat is started: `referee.human` drawing on `terminal`, a bot
+    process like any other to the referee (the protocol on its stdin and stdout)."""
+    return (sys.executable, "-m", "referee.human", "--tty", terminal)
+
+
+def is_person(text: str) -> bool:
+    """Whether a bot argument of `referee play` (`NAME=command` or a command) seats a
+    person: its command is `human`."""
+    try:
+        return tuple(shlex.split(_split_name(text)[1])) == (HUMAN,)
+    except ValueError:
+        return False
+
+
+def _terminal(label: str) -> str:
+    """The path of the terminal the referee runs in (its standard input's), for a
+    person's seat; `ValueError` in one line when standard input is not a terminal."""
+    try:
+        if os.isatty(0):
+            return os.ttyname(0)
+    except OSError:
+        pass
+    raise ValueError(
+        f"{label}: `{HUMAN}` seats a person at this terminal, but the referee's standard "
+        "input is not a terminal"
+    )
 
 
 def _script(argv: Sequence[str]) -> str:

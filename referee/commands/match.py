@@ -125,7 +125,7 @@ def match_cmd(
     from protocol.messages import TimeControl
 
     from ..bots.faults import Policy
-    from ..bots.process import Limits
+    from ..bots.process import Limits, is_person
     from ..rules import RulesError, preset
     from ..stats import StatsError
     from .play_game import bot_specs, time_control
@@ -152,6 +152,12 @@ def match_cmd(
     # Named as the command's help names them: NEW, BASE, and the field by --field.
     labels = ["NEW", "BASE", *(f"--field {i + 1}" for i in range(len(fields)))]
     env = parse_env(env_pairs)
+    for label, text in zip(labels, (new, base, *fields), strict=True):
+        if is_person(text):
+            fail(
+                f"{label}: `human` seats a person in `referee play` only; a match plays "
+                "many games, several at once (docs/human.md)"
+            )
     specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, env, limits, labels)
     seating = pairing(specs[0], specs[1], specs[2:], table)
     overrides: dict[str, Any] = dict(parse_sets(sets))

@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import click
+from click.core import ParameterSource
 
-from .common import AUTHOR_SANDBOX, env_option, parse_env, parse_sets, sandbox_option
+from .common import AUTHOR_SANDBOX, env_option, fail, parse_env, parse_sets, sandbox_option
+
+# A person's clocks (docs/human.md): what `play` uses when a seat is `human` and
+# --move-ms or --bank-ms is not given (every seat gets the same clock).
+PERSON_MOVE_MS = 60_000
+PERSON_BANK_MS = 600_000
 
 
 def time_options(func: Callable[..., None]) -> Callable[..., None]:
@@ -205,10 +211,22 @@ def play_cmd(
     """Play one game between bot processes: referee play "NAME=cmd args" "cmd args" ...
 
     Each BOT is a command line (split like a shell would, no shell is run),
-    optionally prefixed NAME=. The table has as many seats as bots.
+    optionally prefixed NAME=. The table has as many seats as bots. The command
+    `human` seats you, at this terminal; --move-ms and --bank-ms then default to
+    60000 and 600000 (docs/human.md).
     """
-    from ..bots.process import Limits
+    from ..bots.process import Limits, is_person
     from .play_game import play_from_cli
+
+    persons = sum(is_person(text) for text in bots)
+    if persons > 1:
+        fail(f"{persons} seats are `human`: one terminal seats one person (docs/human.md)")
+    if persons:
+        context = click.get_current_context()
+        if context.get_parameter_source("move_ms") is ParameterSource.DEFAULT:
+            move_ms = PERSON_MOVE_MS
+        if context.get_parameter_source("bank_ms") is ParameterSource.DEFAULT:
+            bank_ms = PERSON_BANK_MS
 
     play_from_cli(
         bots=bots,

@@ -28,7 +28,7 @@ from msgspec import UNSET, UnsetType
 from protocol.messages import TimeControl
 
 from ..bots.faults import Policy
-from ..bots.process import BotSpec, Limits, env_name, findable, missing_script
+from ..bots.process import HUMAN, BotSpec, Limits, env_name, findable, missing_script
 from ..bots.sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
 from ..bots.tokens import token_problem
 from ..rules import Rules, RulesError, preset
@@ -279,6 +279,11 @@ def parse_config(
             raise ConfigError(
                 f"{key}.command ({name}): {missing} ({whence}, relative to {base}); set "
                 f"{key}.cwd to the folder that holds it"
+            )
+        if argv == (HUMAN,):
+            raise ConfigError(
+                f"{key}.command: `{HUMAN}` seats a person in `referee play` only, not in a "
+                "league or an arena (docs/human.md)"
             )
         if check_programs and not findable(spec):
             raise ConfigError(

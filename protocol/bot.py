@@ -37,6 +37,7 @@ from .messages import (
     Ping,
     Pong,
     Ready,
+    ToBot,
     Turn,
 )
 
@@ -66,6 +67,24 @@ def reply_for(turn: Turn, choice: int | MoveSpec) -> MoveReply:
     )
 
 
+def messages_in(framer: LineFramer, chunk: bytes, name: str) -> list[ToBot]:
+    """The messages the bytes `chunk` complete, as `framer` frames them. A line too long,
+    or one that is not a message this version knows (a later protocol version's type
+    or shape), is reported on stderr as `name`'s and skipped, as the spec asks of a bot."""
+    try:
+        lines = framer.feed(chunk)
+    except RemoteProtocolError as exc:
+        print(f"{name}: ignored a bad line: {exc}", file=sys.stderr)
+        lines = exc.lines
+    messages = []
+    for line in lines:
+        try:
+            messages.append(decode_to_bot(line))
+        except MalformedMessageError as exc:
+            print(f"{name}: ignored a line I do not understand: {exc}", file=sys.stderr)
+    return messages
+
+
 def run(
     choose: Choose,
     *,
@@ -89,18 +108,7 @@ def run(
         chunk = inp.readline()
         if not chunk:
             return
-        try:
-            lines = framer.feed(chunk)
-        except RemoteProtocolError as exc:
-            print(f"{name}: ignored a bad line: {exc}", file=sys.stderr)
-            lines = exc.lines
-        for line in lines:
-            try:
-                msg = decode_to_bot(line)
-            except MalformedMessageError as exc:
-                # A message type or shape from a later protocol version: ignore it.
-                print(f"{name}: ignored a line I do not understand: {exc}", file=sys.stderr)
-                continue
+        for msg in messages_in(framer, chunk, name):
             if isinstance(msg, Hello):
                 framer.max_line = msg.max_line
                 send(Ready(name=name, version=version, author=author))

@@ -28,8 +28,8 @@ from types import FrameType
 
 from rich.console import Console, RenderableType
 
-from protocol.codec import decode_to_bot, encode
-from protocol.errors import MalformedMessageError, RemoteProtocolError
+from protocol.bot import messages_in
+from protocol.codec import encode
 from protocol.framing import LineFramer
 from protocol.messages import (
     MAX_LINE_DEFAULT,
@@ -126,20 +126,7 @@ class Seat:
 
     def receive(self, data: bytes) -> bool:
         """Take what the referee sent; False once it said `bye`."""
-        try:
-            lines = self.framer.feed(data)
-        except RemoteProtocolError as exc:
-            print(f"human: ignored a bad line: {exc}", file=sys.stderr)
-            lines = exc.lines
-        for line in lines:
-            try:
-                message = decode_to_bot(line)
-            except MalformedMessageError as exc:
-                print(f"human: ignored a line I do not understand: {exc}", file=sys.stderr)
-                continue
-            if not self.handle(message):
-                return False
-        return True
+        return all(self.handle(message) for message in messages_in(self.framer, data, "human"))
 
     def handle(self, message: Message) -> bool:
         start = self.start

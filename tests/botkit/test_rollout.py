@@ -51,18 +51,14 @@ from referee.rules import (
     preset,
 )
 
+from ..rules.test_properties import COMBOS as RULES_COMBOS
 from ._games import Point, decisions
 
 TILES = full_set(18)
 NAMES = [*PRESETS, *(f"standard+{v}" for v in VARIANTS)]
+# The rules properties' combinations, and two more the model's paths need.
 COMBOS = [
-    "masters+teams+swan-drive",
-    "celko+teams+branching-doubles",
-    "standard+teams+fast-first-turn+swan-drive",
-    "private-trains+teams+delayed-first-turn+announce",
-    "celko+branching-doubles+swan-drive",
-    "standard+branching-doubles+swan-drive+delayed-first-turn+announce",
-    "private-trains+fast-first-turn+branching-doubles",
+    *RULES_COMBOS,
     "private-trains+swan-drive+announce",
     "masters+delayed-first-turn+branching-doubles",
 ]

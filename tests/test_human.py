@@ -204,6 +204,30 @@ def test_the_clock_runs_out_and_the_referee_moves(play: list[Screen], tmp_path: 
     assert [fault["kind"] for fault in first["faults"]] == ["timeout"]
 
 
+def test_another_seats_fault_evidence_is_not_shown_while_a_person_plays(
+    play: list[Screen], tmp_path: Path
+) -> None:
+    """A fault's evidence can name a tile its bot drew; the referee prints it on the
+    person's terminal only in the result table, once the game is over."""
+    bot = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'illegal.py'}"
+    loud = [option for option in SMALL if option != "-q"]  # the round lines asked for
+    args = [REFEREE, "play", "me=human", f"cheat={bot}", *loud, "--max-faults", "99"]
+    args += ["--policy", "default-move"]
+    screen = Screen(args, tmp_path)
+    play.append(screen)
+    play_by_number(screen)
+    assert screen.finish() == 0
+    during = screen.text.partition("the game is over")[0]
+    assert "does not hold" not in during and "fault" not in during.lower(), during
+    faults = [
+        f
+        for line in game_log(tmp_path)
+        if line["type"] == "decision"
+        for f in line.get("faults", [])
+    ]
+    assert faults and all(f["kind"] == "illegal" for f in faults)
+
+
 def test_ctrl_c_forfeits_and_restores_the_terminal(play: list[Screen], tmp_path: Path) -> None:
     screen = start(play, tmp_path)
     screen.wait_for(r"your move \(1-")

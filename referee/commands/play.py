@@ -227,6 +227,11 @@ def play_cmd(
             move_ms = PERSON_MOVE_MS
         if context.get_parameter_source("bank_ms") is ParameterSource.DEFAULT:
             bank_ms = PERSON_BANK_MS
+        # The referee's live lines go to the person's terminal: a fault's evidence can
+        # name a tile another seat drew ("already drew 6-4 this turn"), so none is shown
+        # while the game runs; the seat's own screen shows the rounds, the result table
+        # comes at the end.
+        quiet = True
 
     play_from_cli(
         bots=bots,

@@ -155,6 +155,24 @@ class Kept(Recorder):
         self.decisions.append(record)
 
 
+class ReadLate(trio.abc.ReceiveStream):
+    """A receive stream whose reads return `seconds` of the mock clock after their bytes
+    came, with no checkpoint in between: a deadline that passes meanwhile cuts nothing."""
+
+    def __init__(
+        self, inner: trio.abc.ReceiveStream, clock: trio.testing.MockClock, seconds: float
+    ):
+        self.inner, self.clock, self.seconds = inner, clock, seconds
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self.inner.receive_some(max_bytes)
+        self.clock.jump(self.seconds)
+        return data
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 async def bot(stream: trio.testing.StapledStream, behaviour: Behaviour) -> None:
     """Answer every turn with legal move 0, after `behaviour` for that turn."""
     buffer = b""
@@ -180,13 +198,19 @@ async def play(
     bank_ms: int = 0,
     prepare: Callable[[trio.testing.MemorySendStream], None] | None = None,
     log: Path | None = None,
+    read_late: tuple[trio.testing.MockClock, float] | None = None,
 ) -> tuple[GameResult, list[Decision]]:
     """A one-round game against a local player, with a running monitor; `prepare`
-    may set hooks on the referee's sending end; the game is logged to `log`, if given."""
+    may set hooks on the referee's sending end; the game is logged to `log`, if given;
+    with `read_late`, each read the referee makes ends that many seconds after the
+    bytes came, without a checkpoint between (its loop was busy elsewhere)."""
     ours, theirs = trio.testing.memory_stream_pair()
     if prepare is not None:
         prepare(ours.send_stream)
-    conn = Connection(ours, ours, name="scripted")
+    receiving: trio.abc.ReceiveStream = ours
+    if read_late is not None:
+        receiving = ReadLate(ours, *read_late)
+    conn = Connection(ours, receiving, name="scripted")
     seats = [Seat("scripted", connection=conn), Seat("local", local=lambda s: legal_moves(s)[0])]
     kept = Kept()
     monitor = LagMonitor()
@@ -336,3 +360,17 @@ async def test_a_referee_stalled_while_writing_a_request_faults_nobody(autojump_
     assert result.faults[0] == ()
     assert writes > 3
     assert all(d.latency_ms is not None and d.latency_ms < 1 for d in decisions)
+
+
+async def test_a_reply_accepted_in_time_is_charged_at_most_its_budget(autojump_clock) -> None:
+    # The reply comes 0.5 ms before the deadline, and the referee's loop runs its read
+    # 1 ms later (busy with other games, too briefly to be a stall): the read ends after
+    # the deadline but the reply is accepted, so the bot is charged its budget, no more.
+    async def behaviour(number: int) -> bool:
+        if number == 2:
+            await trio.sleep((MOVE_MS + GRACE_MS - 0.5) / 1000)
+        return True
+
+    result, decisions = await play(behaviour, read_late=(autojump_clock, 0.0015))
+    assert result.faults[0] == ()
+    assert decisions[1].latency_ms == MOVE_MS + GRACE_MS

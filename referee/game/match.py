@@ -732,6 +732,10 @@ class Game:
             return None, elapsed_ms, late_ms
         if move is None:
             return None, elapsed_ms, late_ms
+        # Accepted in time: the deadline had not cut the read. The read may still end a
+        # moment after it (the loop ran other games first, too briefly to be a stall);
+        # that moment is the referee's, so a reply in time costs at most its budget.
+        elapsed_ms = min(elapsed_ms, (budget_s + away_s) * 1000)
         seat.think_ms += elapsed_ms
         over = max(0.0, elapsed_ms - move_ms - seat_time.grace_ms)
         # The increment may grow the bank up to the largest clock the wire carries.

@@ -11,7 +11,7 @@ table size:
 
     python sample_bots/search_bot.py                  # the share of the clock above
     python sample_bots/search_bot.py --budget-ms 100  # think at most 100 ms a move
-    python sample_bots/search_bot.py --worlds 32      # a fixed number of worlds, no clock
+    python sample_bots/search_bot.py --worlds 32      # at most 32 worlds (fewer if settled)
 
 With `--worlds` the bot is deterministic for a given game (its randomness comes
 from the game's bot seed), which tests use.
@@ -75,7 +75,12 @@ def main() -> None:
     """Speak the protocol on stdin and stdout until `bye`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget-ms", type=float, default=CAP_MS, help="think at most this long")
-    parser.add_argument("--worlds", type=int, default=None, help="a fixed number of worlds")
+    parser.add_argument(
+        "--worlds",
+        type=int,
+        default=None,
+        help="at most this many worlds a decision (fewer once the choice is settled), no clock",
+    )
     args = parser.parse_args()
     bot = SearchBot(args.budget_ms, args.worlds)
     run(bot.choose, name="search", version="1.0", author="sample bots")

@@ -4,10 +4,10 @@ sets, and pass check-bot as real processes; the search thinks within its clock.
 In-process, each bot's own `choose` is given the turn requests and events the
 referee would send (`referee.game.wire`), so a whole game costs no process or pipe.
 The search runs with a fixed number of worlds there: the test is about legality,
-not time. Two worlds are the fewest that take every path of the search (its paired
-comparison of a move with the plan's needs two; with two, as with three, it both
-keeps and overrules the plan's choice). The timing test is a real process under the
-referee's own clocks.
+not time. Two worlds are enough to run the determinizer, the model and the rollouts
+in every rule set; the choice between the plan's move and another, which needs at
+least `MIN_WORLDS`, and the early stop are tested in test_search_stats.py. The
+timing test is a real process under the referee's own clocks.
 """
 
 from __future__ import annotations

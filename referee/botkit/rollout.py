@@ -156,7 +156,6 @@ class _Spec:
         self.after = [(s + 1) % n for s in range(n)]  # the next seat clockwise
         blank = rules.double_blank_score
         self.value = [blank if t == (0, 0) else t[0] + t[1] for t in tiles]
-        self.sums = [t[0] + t[1] for t in tiles]  # a tile's pips: its other end is sum - this
         self.match = [
             sum(1 << k for k, t in enumerate(tiles) if pip in t) for pip in range(rules.max_pip + 1)
         ]
@@ -387,51 +386,6 @@ class Rollout:
             out.append(_TILES[low.bit_length() - 1])
             mask ^= low
         return tuple(out)
-
-    def chain(self, seat: int, start: int, budget: int) -> int:
-        """`referee.botkit.plan.longest_chain` of seat `seat`'s hand from `start`, as a mask
-        of its tiles: the same search (tiles tried in hand order, at most `budget`
-        placements, the same chain kept) on bits, with no tile built."""
-        sp = self.spec
-        match = sp.match
-        sums = sp.sums
-        hand = self.hands[seat]
-        whole = hand.bit_count()
-        used = 0
-        path: list[int] = []  # the chain's tiles as bits, in order
-        totals = [0]  # the chain's pips at each depth
-        ends = [start]  # the open end at each depth
-        untried = [hand & match[start]]  # each depth's tiles not yet tried there
-        best_count = best_pips = best = 0
-        left = budget
-        while untried:
-            free = untried[-1] & ~used  # a used tile stays used while its depth lives
-            if not free:
-                untried.pop()
-                ends.pop()
-                totals.pop()
-                if path:
-                    used ^= path.pop()
-                continue
-            low = free & -free
-            untried[-1] = free ^ low
-            if left <= 0:
-                return best
-            left -= 1
-            used |= low
-            path.append(low)
-            k = low.bit_length() - 1
-            total = totals[-1] + sums[k]
-            count = len(path)
-            if count > best_count or (count == best_count and total > best_pips):
-                best_count, best_pips, best = count, total, used
-                if count == whole:
-                    return best
-            end = sums[k] - ends[-1]
-            untried.append(hand & match[end])
-            ends.append(end)
-            totals.append(total)
-        return best
 
     def tiles_left(self, seat: int) -> int:
         """How many tiles seat `seat` holds."""

@@ -43,7 +43,7 @@ from ..rules.scoring import finish_round
 from .determinize import Determinizer
 from .knowledge import Knowledge
 from .plan import longest_chain, non_play, plan_move, value_of
-from .rollout import DRAW_CODE, END_CODE, Rollout, code_of
+from .rollout import DRAW_CODE, END_CODE, Rollout, code_of, tile_index
 
 ROLLOUT_CHAIN_BUDGET = 150  # placements per chain search inside rollouts
 NOISE = 3.0  # rollout noise, in pips
@@ -146,7 +146,8 @@ class Rollouts:
         if found is None:
             if len(self.masks) > PLAN_CACHE:
                 self.masks.clear()
-            found = self.masks[key] = world.chain(seat, end, ROLLOUT_CHAIN_BUDGET)
+            chain = longest_chain(world.hand(seat), end, ROLLOUT_CHAIN_BUDGET)
+            found = self.masks[key] = sum(1 << tile_index(t) for t in chain)
         return found
 
     def move_code(self, world: Rollout, rng: random.Random) -> int:

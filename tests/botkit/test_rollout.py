@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from referee.botkit import search as search_module
-from referee.botkit.plan import longest_chain
 from referee.botkit.rollout import CTX_NAMES, Rollout, code_of, move_of, tile_index
 from referee.botkit.search import Rollouts, Searched, search
 from referee.rules import (
@@ -299,29 +298,6 @@ def test_the_search_rollout_policy_plays_the_same_on_the_model() -> None:
                     checked += 1
                 state = apply(state, rng.choice(legal_moves(state)))
     assert checked > 200
-
-
-def test_the_models_chain_search_finds_the_plans_chain() -> None:
-    """`Rollout.chain` (on bits) keeps the chain `longest_chain` keeps, budgets that cut
-    the search short included: the rollouts' plan is the same on the model."""
-    checked = cut = 0
-    for max_pip in (6, 9, 12, 15):
-        rules = preset("standard", players=2, max_pip=max_pip, rounds="single")
-        for seed in range(40):
-            rng = random.Random(seed)
-            state = new_game(rules, seed)
-            model = Rollout.from_state(state)
-            for seat in range(2):
-                hand = model.hand(seat)
-                for start in rng.sample(range(max_pip + 1), 3):
-                    longest = len(longest_chain(hand, start, 5_000))
-                    for budget in (0, 1, 3, 17, 150, 5_000):
-                        chain = longest_chain(hand, start, budget)
-                        expected = sum(1 << tile_index(t) for t in chain)
-                        assert model.chain(seat, start, budget) == expected, (seed, start, budget)
-                        cut += len(chain) < longest
-                        checked += 1
-    assert checked == 4 * 40 * 2 * 3 * 6 and cut > 100
 
 
 def test_the_search_chooses_the_same_on_the_model_and_on_the_engine(

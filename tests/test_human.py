@@ -21,6 +21,7 @@ import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -268,32 +269,107 @@ def test_one_terminal_seats_one_person(tmp_path: Path) -> None:
     )
 
 
-def test_a_match_or_a_league_refuses_a_person_in_one_line(tmp_path: Path) -> None:
-    """A match plays many games, several at once, and a league or an arena many more:
-    `human` is refused before anything starts, in one line naming the seat."""
+def test_a_match_refuses_a_person_in_one_line(tmp_path: Path) -> None:
+    """A match plays each deal twice, seats swapped: a person would remember the hands."""
     match = _without_terminal(
         [REFEREE, "match", "human", RANDOM, "--out", str(tmp_path / "m")], tmp_path
     )
     assert match.returncode == 2
     assert match.stderr == (
-        "referee: error: NEW: `human` seats a person in `referee play` only; a match plays "
-        "many games, several at once (docs/human.md)\n"
+        "referee: error: NEW: `human` seats a person in `referee play` and `referee league` "
+        "only; a match plays each deal twice, seats swapped, and a person would remember the "
+        "hands (docs/human.md)\n"
     )
-    league = tmp_path / "league.toml"
-    league.write_text(
-        f'[league]\nname = "h"\n\n[[bot]]\nname = "me"\ncommand = "human"\n\n'
-        f'[[bot]]\nname = "r"\ncommand = "{RANDOM}"\n',
+    assert not (tmp_path / "m").exists()
+
+
+def person_league(folder: Path, extra: str = "", me: str = "", **league: str) -> Path:
+    """A league file: a person (`me`, with the `me` lines added to its table) and two
+    random bots at tables of two, one double-6 round a game."""
+    settings = {"name": '"h"', "table": "2", "deals": "1", "duplicate": "false", **league}
+    path = folder / "league.toml"
+    path.write_text(
+        "[league]\n"
+        + "".join(f"{k} = {v}\n" for k, v in settings.items())
+        + '[rules]\nmax_pip = 6\nrounds = "single"\n'
+        + "[time]\nmove_ms = 2000\n"
+        + f'[[bot]]\nname = "me"\ncommand = "human"\n{me}'
+        + "".join(f'[[bot]]\nname = "r{i}"\ncommand = "{RANDOM}"\n' for i in (1, 2))
+        + extra,
         encoding="utf-8",
     )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        (
+            {"league": {"duplicate": "true"}},
+            "league.duplicate: 'me' is a person (`human`), who would play each deal once per "
+            "seat rotation and would remember the hands; set duplicate = false in [league] "
+            "(docs/human.md)",
+        ),
+        (
+            {"extra": '[[bot]]\nname = "you"\ncommand = "human"\n'},
+            "bot[3].command: 'me' is `human` already: one terminal seats one person "
+            "(docs/human.md)",
+        ),
+        (
+            {"me": 'sandbox = "bwrap"\n'},
+            "bot[0].sandbox: 'me' is a person (`human`), whose seat runs at your terminal, "
+            "outside the sandbox and its limits (docs/human.md)",
+        ),
+        (
+            {},  # as it should be, but the referee's standard input is not a terminal
+            "me: `human` seats a person at this terminal, but the referee's standard input "
+            "is not a terminal",
+        ),
+        (
+            {"options": ["--cluster", "local:1"]},
+            "--cluster: 'me' is a person (`human`), who plays at this terminal",
+        ),
+    ],
+)
+def test_a_league_that_cannot_seat_its_person_says_why_in_one_line(
+    tmp_path: Path, change: dict[str, Any], error: str
+) -> None:
+    options = change.get("options", [])
+    parts = {k: v for k, v in change.items() if k in ("extra", "me")}
+    league = person_league(tmp_path, **parts, **change.get("league", {}))
     done = _without_terminal(
-        [REFEREE, "league", str(league), "--out", str(tmp_path / "l")], tmp_path
+        [REFEREE, "league", str(league), "--out", str(tmp_path / "l"), *options], tmp_path
     )
-    assert done.returncode == 2
-    assert done.stderr == (
-        "referee: error: bot[0].command: `human` seats a person in `referee play` only, not "
-        "in a league or an arena (docs/human.md)\n"
-    )
+    assert (done.returncode, done.stderr) == (2, f"referee: error: {error}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["league.toml"], "nothing started"
+
+
+def test_a_person_plays_a_league_at_the_terminal(play: list[Screen], tmp_path: Path) -> None:
+    """`[[bot]] command = "human"` in a league without duplicate deals: the person plays
+    their games one at a time at the referee's terminal, under the league's clocks, and
+    the standings, ledger and logs count them as any bot's."""
+    league = person_league(tmp_path)
+    screen = Screen([REFEREE, "league", str(league), "--out", "out", "--jobs", "3"], tmp_path)
+    play.append(screen)
+    screen.wait_for(r"a person is seated: one game at a time \(not --jobs 3\)")
+    for _ in range(2):  # me against r1, me against r2; r1 against r2 needs no one
+        screen.wait_for(r"game g\d+: you are seat \d \(me\) against r\d")
+        screen.wait_for(r"0:0[12] \+ bank")  # the league's clock: 2 s a move
+        play_by_number(screen)
+    assert screen.finish() == 0, screen.text[-2000:]
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text(encoding="utf-8"))
+    rows = {row["name"]: row for row in standings["bots"]}
+    assert rows["me"]["games"] == 2 and rows["r1"]["games"] == 2
+    logs = sorted((tmp_path / "out" / "logs").glob("*.jsonl.gz"))
+    assert len(logs) == 3
+    commands = []
+    for log in logs:
+        with gzip.open(log, "rt") as handle:
+            header = json.loads(handle.readline())
+        commands += [b["command"] for b in header["bots"]]
+    assert commands.count("human") == 2  # the log names the seat as the file does
+    verify = _without_terminal([REFEREE, "replay", str(logs[0])], tmp_path)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
 def test_a_person_is_never_sandboxed(play: list[Screen], tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import array
 import atexit
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -700,6 +701,12 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     Run `watch()` in a nursery to learn when the bot exits. A command that does
     not exist or cannot be executed raises `OSError` here.
     """
+    if spec.argv == (HUMAN,):  # a person in a league (`referee league`): at this terminal
+        try:
+            terminal = spec.terminal or _terminal(spec.name)
+        except ValueError as exc:
+            raise FileNotFoundError(2, str(exc)) from None
+        spec = dataclasses.replace(spec, argv=person_argv(terminal), terminal=terminal)
     if (problem := unstartable(spec)) is not None:
         raise FileNotFoundError(2, problem)
     sandboxed = spec.sandbox == "bwrap"

@@ -27,8 +27,30 @@ from .league_options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..league.cluster import Cluster
+    from ..league.config import LeagueConfig
     from ..league.standings import Standings
+
+
+def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
+    """What a league with a person (a bot whose command is `human`) needs, checked before
+    anything starts: the referee's standard input is a terminal, and no cluster."""
+
+    def check(config: LeagueConfig) -> None:
+        person = next((b.name for b in config.bots if b.person), None)
+        if person is None:
+            return
+        if cluster is not None:
+            fail(f"--cluster: {person!r} is a person (`human`), who plays at this terminal")
+        if not sys.stdin.isatty():
+            fail(
+                f"{person}: `human` seats a person at this terminal, but the referee's "
+                "standard input is not a terminal"
+            )
+
+    return check
 
 
 @click.command("league")
@@ -86,9 +108,20 @@ def league_cmd(
     from ..proof.commitment import CommitmentError
     from ..site import SiteError
 
-    config = load_league(config_file, out, sandbox, cluster, keep_going)
+    config = load_league(
+        config_file, out, sandbox, cluster, keep_going, person_check(cluster), True
+    )
     console = wide_console()
     workers = jobs or config.jobs or default_jobs()
+    if any(b.person for b in config.bots):
+        # A person plays one game at a time, at this terminal, which the referee's live
+        # lines would share: a fault's evidence can name a tile another seat drew. The
+        # standings come at the end (docs/human.md).
+        if workers > 1 and jobs is not None:
+            click.echo(
+                f"referee: a person is seated: one game at a time (not --jobs {jobs})", err=True
+            )
+        workers, quiet = 1, True
     site = live_site(config, site_dir, report_every)
     resume_cmd = resume_command(config.out)
     say_nothing_to_resume(config.out, resume)

@@ -164,12 +164,14 @@ def load_league(
     cluster: str | None,
     keep_going: bool = False,
     check: Callable[[LeagueConfig], None] | None = None,
+    persons: bool = False,
 ) -> LeagueConfig:
     """The league file with --out and --sandbox applied, and --cluster checked; a bad
     file or cluster address is a one-line error (exit 2) before anything starts, and
     so is what `check` refuses (it calls `fail`), before the output folder is made.
     Bots that "auto" leaves without a sandbox (bubblewrap does not work) are named in
-    one line on stderr. With `keep_going`, no failed start stops the league."""
+    one line on stderr. With `keep_going`, no failed start stops the league. With
+    `persons` (`referee league`), a bot whose command is `human` seats a person."""
     from pathlib import Path
 
     from ..league.cluster import ClusterError, check_target
@@ -178,7 +180,9 @@ def load_league(
     from ..text import shown
 
     try:
-        config = load_config(Path(config_file), out=Path(out) if out else None, sandbox=sandbox)
+        config = load_config(
+            Path(config_file), out=Path(out) if out else None, sandbox=sandbox, persons=persons
+        )
         if cluster is not None:
             check_target(cluster)
         if check is not None:

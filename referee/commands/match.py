@@ -155,8 +155,9 @@ def match_cmd(
     for label, text in zip(labels, (new, base, *fields), strict=True):
         if is_person(text):
             fail(
-                f"{label}: `human` seats a person in `referee play` only; a match plays "
-                "many games, several at once (docs/human.md)"
+                f"{label}: `human` seats a person in `referee play` and `referee league` "
+                "only; a match plays each deal twice, seats swapped, and a person would "
+                "remember the hands (docs/human.md)"
             )
     specs = bot_specs((new, base, *fields), sandbox or AUTHOR_SANDBOX, env, limits, labels)
     seating = pairing(specs[0], specs[1], specs[2:], table)

@@ -72,6 +72,11 @@ class BotEntry:
         return self.transport == "tcp"
 
     @property
+    def person(self) -> bool:
+        """A person's seat: the command `human` (`referee.human`, docs/human.md)."""
+        return self.spec.argv == (HUMAN,)
+
+    @property
     def name(self) -> str:
         """The bot's unique name."""
         return self.spec.name
@@ -177,15 +182,19 @@ def load_config(
     out: Path | None = None,
     check_programs: bool = True,
     sandbox: str | None = None,
+    persons: bool = False,
 ) -> LeagueConfig:
-    """Read and check LEAGUE.toml; `ConfigError` names the first problem."""
+    """Read and check LEAGUE.toml; `ConfigError` names the first problem. With
+    `persons` (the `league` command), a bot whose command is `human` seats a person."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, path, out=out, check_programs=check_programs, sandbox=sandbox)
+    return parse_config(
+        data, path, out=out, check_programs=check_programs, sandbox=sandbox, persons=persons
+    )
 
 
 def parse_config(
@@ -199,6 +208,7 @@ def parse_config(
     tokens: bool = True,
     check_folders: bool = True,
     auto_sandbox: str | None = None,
+    persons: bool = False,
 ) -> LeagueConfig:
     """Check a parsed LEAGUE.toml (see `load_config`).
 
@@ -265,7 +275,10 @@ def parse_config(
             processes=_given(raw.max_processes),
             scratch_mb=_given(raw.scratch_mb),
         )
-        chosen = sandbox_override or raw.sandbox
+        person = argv == (HUMAN,)
+        if person:
+            _person_allowed(persons, key, name, raw, given, [b.name for b in bots if b.person])
+        chosen = "none" if person else sandbox_override or raw.sandbox
         if chosen == "auto":
             if auto_sandbox is None:
                 auto_sandbox, sandbox_note = resolve("auto")
@@ -280,19 +293,15 @@ def parse_config(
                 f"{key}.command ({name}): {missing} ({whence}, relative to {base}); set "
                 f"{key}.cwd to the folder that holds it"
             )
-        if argv == (HUMAN,):
-            raise ConfigError(
-                f"{key}.command: `{HUMAN}` seats a person in `referee play` only, not in a "
-                "league or an arena (docs/human.md)"
-            )
-        if check_programs and not findable(spec):
+        if check_programs and not person and not findable(spec):
             raise ConfigError(
                 f"{key}.command: cannot start {argv[0]!r}: not found or not executable"
             )
         bots.append(
             BotEntry(
                 spec=spec,
-                restart=raw.restart,
+                # A person's seat is a process per game: the screen starts afresh.
+                restart="always" if person else raw.restart,
                 resources=dict(raw.resources),
                 time=bot_clock(raw, time),
             )
@@ -348,6 +357,21 @@ def parse_config(
                 "one program the referee cannot restart, and could remember the hands; "
                 "set accept_tcp_duplicate_risk = true in [league] to allow it"
             )
+    persons_named = [b.name for b in bots if b.person]
+    if persons_named and (match is not None or league.duplicate):
+        # No process is given a deal twice (league.pool), but a person cannot be
+        # restarted: one who played a deal in one seat would know the others' hands, and
+        # the boneyard's order, in the next.
+        what = (
+            "plays both games of each unit's deal (seats swapped)"
+            if match is not None
+            else "would play each deal once per seat rotation"
+        )
+        fix = "" if match is not None else "; set duplicate = false in [league]"
+        raise ConfigError(
+            f"league.duplicate: {persons_named[0]!r} is a person (`{HUMAN}`), who {what} and "
+            f"would remember the hands{fix} (docs/human.md)"
+        )
     elif league.duplicate and tcp_names and not league.accept_tcp_duplicate_risk:
         # A process the referee starts is never given a deal twice (see league.pool); a
         # tcp bot is one program that plays every rotation of a deal and may remember it.
@@ -582,6 +606,29 @@ def default_jobs() -> int:
 
 def _clock(t: TimeControl) -> list[int]:
     return [t.startup_ms, t.move_ms, t.bank_ms, t.increment_ms, t.grace_ms]
+
+
+def _person_allowed(
+    persons: bool, key: str, name: str, raw: BotTable, given: set[str], before: list[str]
+) -> None:
+    """`ConfigError` unless a person may take bot `name` (the command `human`) here."""
+    if not persons:
+        raise ConfigError(
+            f"{key}.command: `{HUMAN}` seats a person in `referee play` and `referee league` "
+            "only, not in a match, an arena or a league served or played on a cluster "
+            "(docs/human.md)"
+        )
+    if before:
+        raise ConfigError(
+            f"{key}.command: {before[0]!r} is `{HUMAN}` already: one terminal seats one "
+            "person (docs/human.md)"
+        )
+    for option in ("sandbox", "cwd", "env", "memory_mb", "cpu_s", "max_files", "max_processes"):
+        if option in given and not (option == "sandbox" and raw.sandbox == "none"):
+            raise ConfigError(
+                f"{key}.{option}: {quoted(name)} is a person (`{HUMAN}`), whose seat runs "
+                "at your terminal, outside the sandbox and its limits (docs/human.md)"
+            )
 
 
 def bot_clock(raw: BotTable, time: TimeControl) -> TimeControl | None:

@@ -244,7 +244,10 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=
         str | list[str] | UnsetType,
         _meta(
             "Its command line (split like a shell would; no shell is run) or the words "
-            'of it as an array. Not with transport = "tcp".'
+            'of it as an array. Not with transport = "tcp". `"human"` seats a person at '
+            "the terminal `referee league` runs in (one at most, with duplicate = false, "
+            "no sandbox, cwd, env or limits; not in a match, an arena or `serve`): "
+            "docs/human.md."
         ),
     ] = UNSET
     cwd: Annotated[

@@ -4,9 +4,10 @@ sets, and pass check-bot as real processes; the search thinks within its clock.
 In-process, each bot's own `choose` is given the turn requests and events the
 referee would send (`referee.game.wire`), so a whole game costs no process or pipe.
 The search runs with a fixed number of worlds there: the test is about legality,
-not time. Two worlds are enough to run the determinizer, the model and the rollouts
-in every rule set; the choice between the plan's move and another, which needs at
-least `MIN_WORLDS`, and the early stop are tested in test_search_stats.py. The
+not time. One world runs the determinizer, the model and the rollouts in every rule
+set: below `MIN_WORLDS` (8) the search takes the same path with one world as with
+seven (it keeps the plan's move), and the choice between the plan's move and
+another, and the early stop, are tested in test_search_stats.py. The
 timing test is a real process under the referee's own clocks.
 """
 
@@ -121,7 +122,7 @@ def test_the_search_bot_plays_legal_moves_only(name: str) -> None:
     rules = preset(name)
     made = 0
     for seed in range(2):
-        bot = search_bot.SearchBot(cap_ms=0, worlds=2)
+        bot = search_bot.SearchBot(cap_ms=0, worlds=1)
         made += _play(name, seed, bot.choose, seed % rules.players)
     assert made > 40
 
@@ -182,7 +183,7 @@ def test_the_rollouts_score_a_round_won_with_a_last_tile_as_the_engine_does() ->
 @pytest.mark.parametrize("players", [2, 3, 5, 8])
 def test_the_search_bot_plays_legal_moves_at_every_table_size(players: int) -> None:
     search_bot = _load("search_bot")
-    bot = search_bot.SearchBot(cap_ms=0, worlds=2)
+    bot = search_bot.SearchBot(cap_ms=0, worlds=1)
     assert _play("standard", players, bot.choose, players - 1, players=players) > 10
 
 

@@ -311,6 +311,14 @@ def person_league(folder: Path, extra: str = "", me: str = "", **league: str) ->
             "(docs/human.md)",
         ),
         (
+            {
+                "league": {"format": '"match"', "duplicate": "true"},
+                "extra": '[match]\nnew = "me"\nbase = "r1"\n',
+            },
+            "league.format: 'me' is a person (`human`), who plays both games of each unit's "
+            "deal (seats swapped) and would remember the hands (docs/human.md)",
+        ),
+        (
             {"extra": '[[bot]]\nname = "you"\ncommand = "human"\n'},
             "bot[3].command: 'me' is `human` already: one terminal seats one person "
             "(docs/human.md)",

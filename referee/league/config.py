@@ -346,17 +346,6 @@ def parse_config(
         raise ConfigError(f"{key}: {quoted(name)} holds control characters")
     bot_seed_key = _hex_key(league.bot_seed_key, "bot_seed_key", 0)
     deal_key = _hex_key(league.deal_key, "deal_key", DEAL_KEY_MIN_HEX)
-    tcp_names = [b.name for b in bots if b.tcp]
-    if match is not None:
-        # Both games of a unit deal the same hands: a tcp bot that sits in both (a field
-        # bot, or new and base facing each other) would see the deal twice.
-        twice = [n for n in tcp_names if not match.field or n in match.field]
-        if twice and not league.accept_tcp_duplicate_risk:
-            raise ConfigError(
-                f"match: tcp bot {twice[0]!r} would play both games of each unit's deal in "
-                "one program the referee cannot restart, and could remember the hands; "
-                "set accept_tcp_duplicate_risk = true in [league] to allow it"
-            )
     persons_named = [b.name for b in bots if b.person]
     if persons_named and (match is not None or league.duplicate):
         # No process is given a deal twice (league.pool), but a person cannot be
@@ -368,10 +357,22 @@ def parse_config(
             else "would play each deal once per seat rotation"
         )
         fix = "" if match is not None else "; set duplicate = false in [league]"
+        where = "league.format" if match is not None else "league.duplicate"
         raise ConfigError(
-            f"league.duplicate: {persons_named[0]!r} is a person (`{HUMAN}`), who {what} and "
+            f"{where}: {persons_named[0]!r} is a person (`{HUMAN}`), who {what} and "
             f"would remember the hands{fix} (docs/human.md)"
         )
+    tcp_names = [b.name for b in bots if b.tcp]
+    if match is not None:
+        # Both games of a unit deal the same hands: a tcp bot that sits in both (a field
+        # bot, or new and base facing each other) would see the deal twice.
+        twice = [n for n in tcp_names if not match.field or n in match.field]
+        if twice and not league.accept_tcp_duplicate_risk:
+            raise ConfigError(
+                f"match: tcp bot {twice[0]!r} would play both games of each unit's deal in "
+                "one program the referee cannot restart, and could remember the hands; "
+                "set accept_tcp_duplicate_risk = true in [league] to allow it"
+            )
     elif league.duplicate and tcp_names and not league.accept_tcp_duplicate_risk:
         # A process the referee starts is never given a deal twice (see league.pool); a
         # tcp bot is one program that plays every rotation of a deal and may remember it.

@@ -352,6 +352,15 @@ def test_a_league_that_cannot_seat_its_person_says_why_in_one_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["league.toml"], "nothing started"
 
 
+def test_a_league_with_a_person_is_committed_without_a_terminal(tmp_path: Path) -> None:
+    """`referee commit` starts nobody: a league with a person commits to its terms (the
+    person's command is `human` in them) from a script, as any league does."""
+    league = person_league(tmp_path)
+    done = _without_terminal([REFEREE, "commit", str(league), "--out", "out"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}\n", done.stdout), done.stdout
+
+
 def test_a_person_plays_a_league_at_the_terminal(play: list[Screen], tmp_path: Path) -> None:
     """`[[bot]] command = "human"` in a league without duplicate deals: the person plays
     their games one at a time at the referee's terminal, under the league's clocks, and

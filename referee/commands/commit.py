@@ -28,7 +28,7 @@ def commit_cmd(config_file: str, out: str | None) -> None:
     from ..proof.commitment import COMMITMENT, CommitmentError
     from .league_options import load_league
 
-    config = load_league(config_file, out, None, None)
+    config = load_league(config_file, out, None, None, persons=True)  # nothing is started
     try:
         signing = load_signing_key(config)
         pledge = commit_league(config, signing.public.line() if signing is not None else None)

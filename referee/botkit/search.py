@@ -12,8 +12,9 @@ the plan's move, over at least `MIN_WORLDS` worlds, clear the 97.5% Student t
 quantile (with fewer worlds the error estimate is itself noise: at two worlds a
 two-standard-error test passed chance leads and left the plan's move on 29% of
 decisions). The search stops before the deadline once the choice is settled: no
-other candidate can be better by `INDIFFERENT` points at the 99.5% quantile (about
-an eighth of the time saved at 20 ms a decision, a sixth at 100 ms). One legal move
+other candidate can be better by `INDIFFERENT` points at the 99.5% quantile (it
+saves 2-3% of the worlds at 16 a decision and 7-10% at 64, the same move on all but
+one decision in 720: bench/bench_search_stop.py). One legal move
 is played at once, without a search; when no world can be made (a rule set whose
 steps the seat did not all see), the plan baseline decides.
 

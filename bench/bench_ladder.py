@@ -1,6 +1,6 @@
 """The baseline ladder, random < greedy < plan < search, measured two ways.
 
-    python bench/bench_ladder.py rounds [--deals 10] [--worlds 16] [--seats 2 4]
+    python bench/bench_ladder.py rounds [--deals 10] [--first-deal N] [--worlds 16] [--seats 2 4]
     python bench/bench_ladder.py match  [--budget-ms 100] [--jobs 2] [--seats 2 4]
     python bench/bench_ladder.py latency [--seats 2 4 6 8] [--games 1]
 
@@ -127,7 +127,9 @@ def interval(wins: float, n: int) -> tuple[float, float, float]:
     return p, p - half, p + half
 
 
-def rounds(deals: int, worlds: int, seats: list[int], only: list[str] | None) -> None:
+def rounds(
+    deals: int, worlds: int, seats: list[int], only: list[str] | None, first: int = 29_000
+) -> None:
     for n in seats:
         rules = preset("standard", players=n)
         for new, base in PAIRS:
@@ -142,7 +144,7 @@ def rounds(deals: int, worlds: int, seats: list[int], only: list[str] | None) ->
                     kinds = [base] * n
                     kinds[tested] = new
                     players = [chooser(k, worlds) for k in kinds]
-                    final = play(rules, 29_000 + deal, players)
+                    final = play(rules, first + deal, players)
                     for r in final.results:
                         mine = r.scores[tested]
                         others = sum(r.scores[s] for s in range(n) if s != tested) / (n - 1)
@@ -270,6 +272,9 @@ def main() -> None:
     parser.add_argument("part", choices=["rounds", "match", "latency"])
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument(
+        "--first-deal", type=int, default=29_000, help="rounds: the first deal's seed"
+    )
     parser.add_argument("--worlds", type=int, default=16)
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--budget-ms", type=int, default=100)
@@ -280,7 +285,7 @@ def main() -> None:
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     print(f"machine: {cpu_model()}, load average {' '.join(load)}", flush=True)
     if args.part == "rounds":
-        rounds(args.deals, args.worlds, args.seats, args.only)
+        rounds(args.deals, args.worlds, args.seats, args.only, args.first_deal)
     elif args.part == "latency":
         latency(args.seats, args.games)
     else:

@@ -90,14 +90,16 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
 
-# Four test processes on two cores (most tests wait on bot processes and clocks part of
-# the time, and on a busy machine each process gets its share of the cores), the
+# Six test processes on two cores (most tests wait on bot processes and clocks part of
+# the time, and on a busy machine each process gets its share of the cores: with four
+# busy loops, six workers took 623 s where four took 645 s in the same hour, and quiet
+# 359 s against 361 s; tests/README.md), the
 # longest tests first and the rest shared as workers free up (worksteal); Hypothesis's
 # `ci` profile draws the same examples on every run. Targets and measurements:
 # tests/README.md. Tests marked `alone` measure the referee's timing under its own
 # load (64 games with 100 ms moves, a referee stopped 300 ms a second): they run
 # afterwards, by themselves.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 6
 test: lint typecheck system-deps
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -rfEs -m "not alone"
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -rfEs -m alone

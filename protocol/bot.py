@@ -12,6 +12,11 @@
 bots replays identically), and every event since the game started. It returns
 an index into `turn.legal` or a `MoveSpec`. The helper answers `hello`, `ping`
 and `bye` itself, and reports protocol errors from the referee on stderr.
+
+To say something about a move (the log keeps it; other seats never see it; the
+replay and spectators show it after the game), call `game.say("why", worlds=16,
+estimate=-2.5)` in `choose`: a note of up to 280 characters and numbers by name
+(PROTOCOL.md, The reply). They go with this move only.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from .errors import MalformedMessageError, RemoteProtocolError
 from .framing import LineFramer
 from .messages import (
     MAX_LINE_DEFAULT,
+    NOTE_MAX,
     Bye,
     Error,
     GameStart,
@@ -49,21 +55,36 @@ class Game:
     start: GameStart
     rng: random.Random
     events: list[Message] = field(default_factory=list)
+    note: str | None = None  # what `say` set for the move being chosen
+    info: dict[str, float] | None = None
+
+    def say(self, note: str | None = None, **info: float) -> None:
+        """A note and numbers to send with the move being chosen (and no other)."""
+        self.note = note if note is None else note[:NOTE_MAX]
+        self.info = {k: float(v) for k, v in info.items()} or None
 
 
 Choose = Callable[[Turn, Game], "int | MoveSpec"]
 
 
-def reply_for(turn: Turn, choice: int | MoveSpec) -> MoveReply:
-    """The `move` message for a choice made by index or spelled out."""
+def reply_for(
+    turn: Turn,
+    choice: int | MoveSpec,
+    note: str | None = None,
+    info: dict[str, float] | None = None,
+) -> MoveReply:
+    """The `move` message for a choice made by index or spelled out, with the bot's
+    optional note and numbers."""
     if isinstance(choice, int):
-        return MoveReply(id=turn.id, index=choice)
+        return MoveReply(id=turn.id, index=choice, note=note, info=info)
     return MoveReply(
         id=turn.id,
         action=choice.action,
         tile=choice.tile,
         train=choice.train,
         announce=choice.announce,
+        note=note,
+        info=info,
     )
 
 
@@ -117,7 +138,9 @@ def run(
             elif isinstance(msg, Turn):
                 if game is None:
                     raise RuntimeError("turn request before game_start")
-                send(reply_for(msg, choose(msg, game)))
+                game.note = game.info = None
+                choice = choose(msg, game)
+                send(reply_for(msg, choice, game.note, game.info))
             elif isinstance(msg, Ping):
                 send(Pong(nonce=msg.nonce))
             elif isinstance(msg, Bye):

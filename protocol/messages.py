@@ -48,6 +48,10 @@ HAND_POINTS_MAX = SET_PIPS_MAX + DOUBLE_BLANK_MAX  # 4420: a hand, or a side, in
 SCORE_MAX = ROUNDS_MAX * HAND_POINTS_MAX  # 83980: a game's total
 MS_MAX = INT32_MAX  # every clock, in ms (24.8 days)
 LINE_MAX = INT32_MAX  # bytes of a line
+NOTE_MAX = 280  # characters of a move's `note`
+INFO_KEYS_MAX = 16  # numbers in a move's `info`
+INFO_KEY_MAX = 32  # characters of an `info` key
+INFO_ABS_MAX = 1e15  # an `info` number's size: a double holds every integer up to it
 
 Pip = Annotated[int, Meta(ge=0, le=PIP_MAX)]
 Tile = tuple[Pip, Pip]
@@ -73,6 +77,11 @@ MoveIndex = Annotated[int, Meta(ge=0, le=LEGAL_MAX - 1)]
 # A login's nonce: at most 128 characters of printable ASCII (space to `~`). `$` alone
 # would let a final newline through (Python's `$` matches before one).
 LOGIN_NONCE_MAX = 128
+# A move's note and numbers (optional): kept in the log, never sent to another seat.
+Note = Annotated[str, Meta(max_length=NOTE_MAX)]
+InfoKey = Annotated[str, Meta(min_length=1, max_length=INFO_KEY_MAX, pattern=r"^[A-Za-z0-9_.-]+$")]
+InfoNumber = Annotated[float, Meta(ge=-INFO_ABS_MAX, le=INFO_ABS_MAX)]
+Info = Annotated[dict[InfoKey, InfoNumber], Meta(max_length=INFO_KEYS_MAX)]
 LoginNonce = Annotated[str, Meta(max_length=LOGIN_NONCE_MAX, pattern=r"^[ -~]*$(?!\n)")]
 
 Action = Literal["play", "draw", "pass", "end"]
@@ -389,6 +398,10 @@ class MoveReply(Message, tag="move", kw_only=True, omit_defaults=True):
     tile: Tile | None = None
     train: TrainIndex | None = None
     announce: bool = False
+    # The bot's own words and numbers on its move (its estimate, worlds searched...):
+    # the log keeps them; other seats never get them; spectators see them after the game.
+    note: Note | None = None
+    info: Info | None = None
 
 
 class Pong(Message, tag="pong", kw_only=True, omit_defaults=True):

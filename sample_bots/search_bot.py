@@ -68,6 +68,16 @@ class SearchBot:
         found = search(knowledge, legal, game.rng, deadline=deadline, max_worlds=self.worlds)
         if found.worlds == 0:
             return plan.choose(turn, self.tracker.rules)
+        # Its estimate goes with the move: the log keeps it, and spectators and the
+        # replay show it after the game (never another seat during it).
+        # (`estimate`: the move's mean over the worlds of the others' points less its own.)
+        estimate = found.values[found.move]
+        game.say(
+            f"{estimate:+.1f} over {found.worlds} worlds, {len(found.values)} moves weighed",
+            estimate=round(estimate, 2),
+            worlds=found.worlds,
+            moves=len(found.values),
+        )
         return legal.index(found.move)
 
 

@@ -111,6 +111,8 @@ class Bot:
         elif what == "unexpected":
             send(self.ready())
             send(right)
+        elif what == "note":  # the bot's own words and numbers on its move
+            send({**right, "note": "the double first: 2 tiles left", "info": {"tiles": 2}})
         elif what == "oversize":
             head = json.dumps({"type": "move", "id": turn["id"], "index": 0, "pad": ""})[:-2]
             pad = "x" * (self.max_line + 1 - len(head) - 2)

@@ -484,7 +484,7 @@ async def _play_all(workdir: Path) -> Runs:
             # The random bots are given no NAME=, as `referee play` would name them
             # after their program; both answer ready as "random".
             [
-                ("speller", (*EXAMPLE_BOT, "speller", "--spell")),
+                ("speller", (*EXAMPLE_BOT, "speller", "--spell", "--at", "4=note")),
                 ("random_bot", RANDOM),
                 ("random_bot", RANDOM),
             ],
@@ -696,7 +696,10 @@ def build(runs: Runs) -> list[Example]:
         return is_type("drew", reason=reason)
 
     def spelled(action: str) -> Piece:
-        return from_bot(first("move-spelled", sent(v.seats[0]), is_type("move", action=action)))
+        plain = is_type("move", action=action)
+        return from_bot(
+            first("move-spelled", sent(v.seats[0]), lambda x: plain(x) and "note" not in x)
+        )
 
     def decision(test: Test) -> Test:
         return lambda x: x["type"] == "decision" and test(x)
@@ -777,6 +780,16 @@ def build(runs: Runs) -> list[Example]:
         ),
         Example("move-index", (from_bot(moves[2]),)),
         Example("move-spelled", tuple(spelled(a) for a in ("play", "draw", "pass", "end"))),
+        Example(
+            "move-note",
+            (
+                from_bot(
+                    first(
+                        "move-note", sent(v.seats[0]), lambda x: x["type"] == "move" and "note" in x
+                    )
+                ),
+            ),
+        ),
         Example("errors", errors(runs)),
         Example("log-header", (Piece("log", normal_log(s.log[0])),)),
         Example(
@@ -785,6 +798,7 @@ def build(runs: Runs) -> list[Example]:
                 log_line("log-decision", s.log, decision(lambda x: x["move"]["action"] == "play")),
                 log_line("log-decision", s.log, decision(lambda x: "drew" in x)),
                 log_line("log-decision", f.log, decision(lambda x: "faults" in x)),
+                log_line("log-decision", v.log, decision(lambda x: "note" in x)),
             ),
         ),
         Example(

@@ -92,6 +92,8 @@ class Seat:
     forfeited: bool = False
     decisions: int = 0
     think_ms: float = 0.0
+    # The note and numbers of the reply being judged (`move` fields), for its decision.
+    said: tuple[str | None, dict[str, float] | None] = (None, None)
 
     @property
     def live(self) -> bool:
@@ -114,6 +116,9 @@ class Decision(msgspec.Struct, frozen=True):
     # never part of `latency_ms`, which is what the bot is charged.
     late_ms: float = 0.0
     notices: tuple[Notice, ...] = ()  # what the bot sent that was ignored (stale replies)
+    # The bot's optional `note` and `info` on its move (never sent to another seat).
+    note: str | None = None
+    info: dict[str, float] | None = None
 
 
 @dataclass
@@ -635,12 +640,17 @@ class Game:
         # Most decisions add neither: no slices to copy then.
         faults = tuple(seat.faults[first:]) if len(seat.faults) > first else ()
         notices = tuple(seat.notices[first_notice:]) if len(seat.notices) > first_notice else ()
+        note, info = seat.said
+        if note is not None or info is not None:
+            seat.said = (None, None)  # said of this reply only, even when it was not taken
         if asked is None:
             # A fault took the decision out of the bot's hands.
             auto = legal_moves(state)[0] if seat.live else auto_move(state)
             return Decision(index, request, auto, latency, True, faults, round_index, late, notices)
         seat.decisions += 1
-        return Decision(index, request, asked, latency, False, faults, round_index, late, notices)
+        return Decision(
+            index, request, asked, latency, False, faults, round_index, late, notices, note, info
+        )
 
     async def _ask(
         self, index: int, state: State, request: int
@@ -867,7 +877,10 @@ class Game:
             )
             return _WAIT
         try:
-            return wire.move_of(reply, state)
+            move = wire.move_of(reply, state)
+            if reply.note is not None or reply.info is not None:
+                self.seats[index].said = (reply.note, reply.info)
+            return move
         except wire.ReplyError as exc:
             kind = FaultKind.ILLEGAL if exc.code == "illegal" else FaultKind.MALFORMED
             self._error(index, exc.code, str(exc), request)

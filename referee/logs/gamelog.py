@@ -131,6 +131,10 @@ class DecisionLine(LogLine, tag="decision", kw_only=True, omit_defaults=True):
     # What the bot sent that the referee ignored (stale replies): never faults.
     notices: list[LogFault] = []
     after: After | None = None  # only in a log redacted for one seat
+    # The bot's own `note` and `info` on its move (PROTOCOL.md, The reply); a log
+    # redacted for one seat keeps only that seat's.
+    note: str | None = None
+    info: dict[str, float] | None = None
 
 
 class RoundStartLine(LogLine, tag="round_start", kw_only=True):
@@ -397,6 +401,8 @@ class LogWriter(Recorder):
                 # Most decisions have neither: no list to build.
                 faults=[self._fault(f) for f in record.faults] if record.faults else [],
                 notices=[self._fault(n) for n in record.notices] if record.notices else [],
+                note=record.note if seat is None or seat == record.seat else None,
+                info=record.info if seat is None or seat == record.seat else None,
             )
         )
         if self.clock() - self._flushed_at >= FLUSH_S:
@@ -538,6 +544,8 @@ def redact_decision(line: DecisionLine, before: State, after: State, seat: int) 
         faults=[redact_fault(f, seat) for f in line.faults],
         notices=[redact_fault(n, seat) for n in line.notices],
         after=_changes(line.seat, kind, before, after, seat),
+        note=line.note if line.seat == seat else None,
+        info=line.info if line.seat == seat else None,
     )
 
 

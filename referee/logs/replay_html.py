@@ -139,6 +139,10 @@ class _Encoder:
             extra["i"] = [[n.kind, n.detail] for n in line.notices]
         if sees and line.referee_late_ms:
             extra["z"] = round(line.referee_late_ms * 1000)
+        if sees and line.note is not None:
+            extra["t"] = line.note  # the bot's own note (escaped where shown)
+        if sees and line.info:
+            extra["v"] = line.info  # and its numbers
         if sees:
             # What the seat could have done (its turn request's `legal`): a choice only
             # when there were two moves or more; one legal move is the move itself.

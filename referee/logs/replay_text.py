@@ -27,6 +27,8 @@ from typing import Any
 
 import msgspec
 
+from protocol.messages import NOTE_MAX
+
 from ..game.wire import STEP_NAMES, view_info
 from ..rules import (
     MEXICAN,
@@ -41,6 +43,7 @@ from ..rules import (
     binding,
     view,
 )
+from ..text import quoted
 from .gamelog import GameLog, move_of_spec
 from .replay import Step, first_state, states
 from .replay_seat import follow
@@ -337,6 +340,10 @@ def move_text(log: GameLog, step: Step, seat: int | None) -> str:
             notes.append(f"fault {f.kind}: {f.detail}")
         for n in line.notices:
             notes.append(f"ignored {n.kind}: {n.detail}")
+        if line.note is not None:  # the bot's own words: escaped, in quotes
+            notes.append(f"note {quoted(line.note, NOTE_MAX)}")
+        if line.info:
+            notes.append("info " + " ".join(f"{k}={v:g}" for k, v in line.info.items()))
     tail = "".join(f" · {note}" for note in notes)
     return f"> move {line.n}: {who} {what}{tail}"
 
@@ -510,6 +517,10 @@ def step_record(step: Step, seat: int | None) -> dict[str, Any]:
         out["auto"] = line.auto
         out["faults"] = [msgspec.to_builtins(f) for f in line.faults]
         out["notices"] = [msgspec.to_builtins(n) for n in line.notices]
+        if line.note is not None:
+            out["note"] = line.note
+        if line.info is not None:
+            out["info"] = line.info
     out["state"] = state_record(step.before, seat)
     return out
 

@@ -40,7 +40,7 @@ from ..logs.replay_text import select
 
 ACTIONS = 4  # play, draw, pass, end: `replay_html._ACTIONS`
 # What a seat's view adds to a move's extras; its legal moves ("g") come apart, packed.
-_PRIVATE_EXTRAS = ("p", "a", "f", "i", "z")
+_PRIVATE_EXTRAS = ("p", "a", "f", "i", "z", "t", "v")
 
 
 def seat_view(log: GameLog, seat: int) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def mask(view: dict[str, Any], seat: int) -> dict[str, Any]:
             step[2] = -1
         if len(step) > 5:
             extra = step[5]
-            for key in ("a", "f", "i", "z", "g"):
+            for key in ("a", "f", "i", "z", "g", "t", "v"):
                 extra.pop(key, None)
             if "p" in extra:
                 extra["p"] = [-1] * len(extra["p"])

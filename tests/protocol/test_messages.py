@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import string
 import types
 import typing
 from typing import Annotated, Any
@@ -233,6 +234,9 @@ def every_field(kind: type[msgspec.Struct]) -> st.SearchStrategy[msgspec.Struct]
     return st.builds(kind, **{f.name: _field_strategy(f.type) for f in fields})
 
 
+INFO_KEY_CHARS = string.ascii_letters + string.digits + "_.-"
+
+
 def _field_strategy(kind: Any) -> st.SearchStrategy[Any]:
     """Values of the field type `kind`, each number within its range: hypothesis does
     not read msgspec's `Meta`, so bounded integers and lists are drawn here, down
@@ -245,9 +249,21 @@ def _field_strategy(kind: Any) -> st.SearchStrategy[Any]:
         meta = next(x for x in extras if isinstance(x, msgspec.Meta))
         if base is int:
             return st.integers(min_value=meta.ge, max_value=meta.le)
-        if base is str:  # a login's nonce: printable ASCII, of a bounded length
+        if base is float:  # a move's info numbers
+            return st.floats(min_value=meta.ge, max_value=meta.le, allow_nan=False)
+        if base is str and meta.pattern == m.InfoKey.__metadata__[0].pattern:
+            return st.text(alphabet=INFO_KEY_CHARS, min_size=1, max_size=meta.max_length)
+        if base is str and meta.pattern is not None:
+            # a login's nonce: printable ASCII, of a bounded length
             ascii_text = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
             return st.text(alphabet=ascii_text, max_size=meta.max_length)
+        if base is str:  # a move's note: any text (control characters too), bounded
+            return st.text(max_size=meta.max_length)
+        if typing.get_origin(base) is dict:  # a move's info: at most so many numbers
+            key, value = typing.get_args(base)
+            return st.dictionaries(
+                _field_strategy(key), _field_strategy(value), max_size=meta.max_length
+            )
         (item,) = typing.get_args(base)  # a list with a length range
         low = meta.min_length or 0
         return st.lists(_field_strategy(item), min_size=low, max_size=low + 4)

@@ -14,6 +14,10 @@ newline in it), against `tests/bots/transcript.py`, which keeps every byte it is
   under `default-move` legal move 0 is played for it and the fault counted.
 - The site's parts of the game: the public part holds no note, seat 0's part holds its
   notes, seat 1's none; put together they are each seat's view and the full view.
+- In headless Chromium, at 400 and 1400 px: the full replay shows a note beside its
+  move, as text (its markup is not run), to the spectator and its author's seat,
+  not to seat 1's view; the bots' numbers are plotted (one line, seat 0's) and seat
+  1's view plots none; seat 1's own page holds no note and no chart.
 - The search bot says its estimate and how many worlds it searched.
 """
 
@@ -29,6 +33,8 @@ import pytest
 from referee.logs.gamelog import read_log
 from referee.logs.replay_seat import redact
 from referee.site.gamedata import assemble, full_view, mask, public_part, seat_part, seat_view
+from tests.test_replay_html import Browser
+from tests.test_replay_html import browser as browser  # the fixture: one Chromium
 
 PY = sys.executable
 BIN = Path(PY).parent
@@ -118,6 +124,38 @@ def test_the_sites_public_part_and_other_seats_parts_hold_no_note(game: Path) ->
     for s in (0, 1):
         assert assemble(part, {s: seats[s]}, s) == views[s]
     assert assemble(part, seats, None) == full_view(log)
+
+
+@pytest.mark.parametrize("width", [400, 1400])
+def test_the_replay_page_shows_notes_as_text_and_plots_the_numbers(
+    browser: Browser, game: Path, width: int
+) -> None:
+    full, seat1 = game / "full.html", game / "seat1.html"
+    if not seat1.exists():  # made by the replay test above when it ran first
+        referee("replay", "g.jsonl.gz", "--html", str(full), cwd=game)
+        referee("replay", "g.jsonl.gz", "--seat", "1", "--html", str(seat1), cwd=game)
+    first = next(d for d in read_log(game / "g.jsonl.gz").decisions if d.note is not None)
+    caption = "document.getElementById('move').textContent"
+    browser.open(full, width=width, height=900)
+    browser.js(f"replay.go(replay.frameOfMove({first.n}))")
+    for mode, says in ((0, True), (1, True), (2, True), (3, False)):  # spectator, all, seats
+        browser.js(f"replay.setMode({mode})")
+        text = browser.js(caption)
+        assert ("note: \u201cNOTE-MARKER" in text) is says, (mode, text)
+        lines = browser.js("document.querySelectorAll('#info-chart polyline').length")
+        assert lines == (1 if says else 0), (mode, lines)
+    browser.js("replay.setMode(0)")
+    assert "<img src=x onerror=window.pwned=1></script>" in browser.js(caption)
+    assert browser.js("window.pwned === undefined")
+    assert browser.js("document.getElementById('info').hidden") is False
+    keys = browser.js("[...document.querySelectorAll('#info-key option')].map(o => o.value)")
+    assert keys == ["request", "tiles", "estimate"]
+    assert browser.js("document.documentElement.scrollWidth <= innerWidth")
+    assert browser.problems() == []
+    browser.open(seat1, width=width, height=900)
+    assert browser.js("document.getElementById('info').hidden") is True
+    assert "NOTE-MARKER" not in browser.js("document.documentElement.outerHTML")
+    assert browser.problems() == []
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Plays legal move 0 and says something about each move: a `note` and `info`.
 
 `ok` (the default): a note that names this bot's hand (as a bot's note may) with a
-marker, an escape sequence and a newline in it, and a few numbers. `long`: a note
+marker, markup, an escape sequence and a newline in it, and a few numbers. `long`: a note
 one character over the limit. `badinfo`: an `info` number that is a string. The
 last two are malformed replies: the referee's fault rules apply to them."""
 
@@ -27,7 +27,8 @@ for message in messages():
         elif mode == "badinfo":
             reply["info"] = {"worlds": "many"}
         else:
-            reply["note"] = f"NOTE-MARKER {message['id']} hand {hand} \x1b[31m\nred"
+            markup = "<img src=x onerror=window.pwned=1></script>"
+            reply["note"] = f"NOTE-MARKER {message['id']} hand {hand} {markup} \x1b[31m\nred"
             reply["info"] = {"request": message["id"], "tiles": len(hand), "estimate": -2.5}
         send(reply)
     elif kind == "bye":

@@ -21,7 +21,9 @@ estimate=-2.5)` in `choose`: a note of up to 280 characters and numbers by name
 
 from __future__ import annotations
 
+import math
 import random
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,8 @@ from .codec import decode_to_bot, encode
 from .errors import MalformedMessageError, RemoteProtocolError
 from .framing import LineFramer
 from .messages import (
+    INFO_ABS_MAX,
+    INFO_KEYS_MAX,
     MAX_LINE_DEFAULT,
     NOTE_MAX,
     Bye,
@@ -47,6 +51,8 @@ from .messages import (
     Turn,
 )
 
+_INFO_KEY = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+
 
 @dataclass
 class Game:
@@ -59,9 +65,23 @@ class Game:
     info: dict[str, float] | None = None
 
     def say(self, note: str | None = None, **info: float) -> None:
-        """A note and numbers to send with the move being chosen (and no other)."""
-        self.note = note if note is None else note[:NOTE_MAX]
-        self.info = {k: float(v) for k, v in info.items()} or None
+        """A note and numbers to send with the move being chosen (and no other). The
+        note is cut to its 280 characters; a number whose name or value the protocol
+        would refuse (PROTOCOL.md, The reply) is left out with a line on stderr, as is
+        any after the first 16: a note never makes the move malformed."""
+        self.note = note[:NOTE_MAX] if note else None
+        kept: dict[str, float] = {}
+        for key, value in info.items():
+            number = float(value) if isinstance(value, int | float) else math.nan
+            if len(kept) == INFO_KEYS_MAX:
+                print(f"say: more than {INFO_KEYS_MAX} numbers; {key!r} left out", file=sys.stderr)
+            elif not _INFO_KEY.fullmatch(key):
+                print(f"say: {key!r} is no name the protocol takes; left out", file=sys.stderr)
+            elif not (math.isfinite(number) and abs(number) <= INFO_ABS_MAX):
+                print(f"say: {key} = {value!r} is out of range; left out", file=sys.stderr)
+            else:
+                kept[key] = number
+        self.info = kept or None
 
 
 Choose = Callable[[Turn, Game], "int | MoveSpec"]

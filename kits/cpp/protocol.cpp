@@ -1,6 +1,7 @@
 // protocol.cpp: reading the referee's messages and answering them.
 #include "protocol.hpp"
 
+#include <cmath>
 #include <exception>
 #include <iostream>
 #include <utility>
@@ -83,7 +84,73 @@ void start_game(Game& game, const json::Value& msg) {
   game.events.clear();
 }
 
+// The length of the valid UTF-8 sequence (RFC 3629: no overlong form, no
+// surrogate, nothing past U+10FFFF) that starts at s[i], or 0 when none does.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  auto at = [&s](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  auto tail = [&at](std::size_t k) { return at(k) >= 0x80 && at(k) <= 0xBF; };
+  const unsigned c = at(i);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return tail(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return at(i + 1) >= lo && at(i + 1) <= hi && tail(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return at(i + 1) >= lo && at(i + 1) <= hi && tail(i + 2) && tail(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+bool valid_info_key(const std::string& key) {
+  if (key.empty() || key.size() > kInfoKeyMax) return false;
+  for (char c : key) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+          c == '-')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The info as sent (an empty object for none): each key valid and each value
+// a finite number within kInfoAbsMax; any other entry is dropped with a line
+// on stderr, and so is each good entry past the first kInfoKeysMax.
+json::Value clean_info(const Info& info) {
+  json::Value clean{json::Object{}};
+  for (const auto& [key, value] : info) {
+    if (!valid_info_key(key)) {
+      log("info key " + json::dump(json::Value(clean_note(key.substr(0, 40)))) +
+          " dropped: a key is 1 to 32 of A-Z a-z 0-9 _ . -");
+    } else if (!std::isfinite(value) || std::fabs(value) > kInfoAbsMax) {
+      log("info " + key + " dropped: " + std::to_string(value) + " is not a number from -1e15 to 1e15");
+    } else if (clean.find(key) == nullptr && clean.size() >= kInfoKeysMax) {
+      log("info " + key + " dropped: at most " + std::to_string(kInfoKeysMax) + " numbers");
+    } else {
+      clean.set(key, value);  // a repeated key: its last value
+    }
+  }
+  return clean;
+}
+
 }  // namespace
+
+std::string clean_note(const std::string& note) {
+  std::string out;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < note.size() && count < kNoteMax; ++count) {
+    const std::size_t length = utf8_length(note, i);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
+      ++i;
+    } else {
+      out.append(note, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
 
 Tile tile_from_json(const json::Value& v) {
   if (v.size() != 2) throw json::Error("a tile is an array of two numbers");
@@ -161,6 +228,8 @@ std::string Bot::on_turn(const json::Value& msg) {
   std::int64_t id = msg["id"].as_int();
   std::size_t count = msg["legal"].size();
   int index = 0;  // legal[0] is always legal: the fallback
+  game_.note.clear();  // what choose() says goes with this move only
+  game_.info.clear();
   try {
     Turn turn = turn_from_json(msg);
     index = strategy_(turn, game_);
@@ -172,7 +241,12 @@ std::string Bot::on_turn(const json::Value& msg) {
         " legal moves; playing legal move 0");
     index = 0;
   }
-  return json::dump(json::Value::object({{"type", "move"}, {"id", id}, {"index", index}}));
+  json::Value reply = json::Value::object({{"type", "move"}, {"id", id}, {"index", index}});
+  std::string note = clean_note(game_.note);
+  if (!note.empty()) reply.set("note", std::move(note));
+  json::Value info = clean_info(game_.info);
+  if (info.size() > 0) reply.set("info", std::move(info));
+  return json::dump(reply);
 }
 
 int run(Bot& bot, std::istream& in, std::ostream& out) {

@@ -7,11 +7,13 @@
 // turn.legal, and ignores every message type and field it does not know.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "json.hpp"
@@ -78,6 +80,16 @@ struct Turn {
   std::int64_t bank_ms = 0;  // what is left in the game's bank
 };
 
+// The limits of a move's `note` and `info` (spec/PROTOCOL.md, "The reply"):
+// beyond them the reply is malformed, so the helper keeps within them.
+constexpr std::size_t kNoteMax = 280;     // characters (Unicode code points) of a note
+constexpr std::size_t kInfoKeysMax = 16;  // numbers in an info
+constexpr std::size_t kInfoKeyMax = 32;   // characters of an info key: A-Z a-z 0-9 _ . -
+constexpr double kInfoAbsMax = 1e15;      // the largest size of an info number
+
+// Numbers by name, in order: {{"estimate", -2.5}, {"worlds", 16}}.
+using Info = std::vector<std::pair<std::string, double>>;
+
 // What the bot knows about the game in progress.
 struct Game {
   int seat = 0;
@@ -90,7 +102,30 @@ struct Game {
   // This round's messages so far, round_start first, then every event
   // (played, drew, passed, marker), the bot's own moves included.
   std::vector<json::Value> events;
+
+  // What say() set for the move being chosen; cleared before each turn.
+  std::string note;
+  Info info;
+
+  // A note (any UTF-8 text; "" for none) and numbers by name to send with the
+  // move being chosen, and with no other: call it in choose(), e.g.
+  //   game.say("the double first", {{"estimate", -2.5}, {"worlds", 16}});
+  // A second call replaces the first. The referee keeps them in the game log
+  // and never sends them to another seat. When the move is sent, the note is
+  // cut to kNoteMax characters (clean_note) and an info entry the protocol
+  // would refuse is dropped with a line on stderr; of more than kInfoKeysMax
+  // good entries the first ones, in the order given, are kept (a repeated key
+  // takes its last value).
+  void say(std::string text, Info numbers = {}) {
+    note = std::move(text);
+    info = std::move(numbers);
+  }
 };
+
+// The note as sent: at most kNoteMax code points, never a UTF-8 sequence cut
+// in half, and each byte that is not part of valid UTF-8 replaced by U+FFFD
+// (the referee refuses a line that is not UTF-8).
+std::string clean_note(const std::string& note);
 
 // The strategy (strategy.cpp): returns an index into turn.legal.
 int choose(const Turn& turn, Game& game);

@@ -4,6 +4,8 @@
 // turn.legal every legal move) and the game so far (game.events, game.rng,
 // game.rules), and returns an index into turn.legal. protocol.cpp does the
 // rest: an exception or an index out of range plays legal move 0 instead.
+// To say why, choose() may call game.say(note, info): a note and numbers sent
+// with this move only (README.md).
 #include "protocol.hpp"
 
 namespace kit {

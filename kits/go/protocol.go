@@ -19,12 +19,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
+	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // ProtocolVersion is the protocol this bot speaks (hello.protocol, ready.protocol).
 const ProtocolVersion = 1
+
+// The limits of a move's note and info (spec/PROTOCOL.md, "The reply"):
+// beyond them the reply is malformed, so the helper keeps within them.
+const (
+	NoteMax     = 280  // characters (Unicode code points) of a note
+	InfoKeysMax = 16   // numbers in an info
+	InfoKeyMax  = 32   // characters of an info key: A-Z a-z 0-9 _ . -
+	InfoAbsMax  = 1e15 // the largest size of an info number
+)
 
 // Tile is a domino: its two pip counts. In hands and in legal moves the high
 // end comes first ([6,4]); on a train a tile is written as it lies.
@@ -177,6 +189,95 @@ type Game struct {
 	Round  RoundStart // the current round's round_start: engine and hand as dealt
 	Events []Event    // this round's events so far, oldest first, this bot's own included
 	Rand   *rand.Rand // seeded with Start.Seed: a game replays identically
+
+	// What Say set for the move being chosen; cleared before each turn.
+	Note string
+	Info map[string]float64
+}
+
+// Say attaches a note (any text; "" for none) and numbers by name (nil for
+// none) to the move being chosen, and to no other: call it in Choose, e.g.
+//
+//	game.Say("the double first", map[string]float64{"estimate": -2.5, "worlds": 16})
+//
+// A second call replaces the first. The referee keeps them in the game log and
+// never sends them to another seat. When the move is sent, the note is cut to
+// NoteMax characters and an info entry the protocol would refuse is dropped
+// with a line on the log (see cleanNote and cleanInfo).
+func (g *Game) Say(note string, info map[string]float64) {
+	g.Note = note
+	g.Info = nil
+	if len(info) > 0 {
+		g.Info = make(map[string]float64, len(info))
+		for key, value := range info {
+			g.Info[key] = value
+		}
+	}
+}
+
+// cleanNote is the note as sent: at most NoteMax code points, never a UTF-8
+// sequence cut in half, each byte that is not UTF-8 replaced by U+FFFD.
+func cleanNote(note string) string {
+	if utf8.ValidString(note) && utf8.RuneCountInString(note) <= NoteMax {
+		return note
+	}
+	var clean strings.Builder
+	count := 0
+	for _, r := range note { // a byte that is not UTF-8 comes as utf8.RuneError (U+FFFD)
+		if count == NoteMax {
+			break
+		}
+		clean.WriteRune(r)
+		count++
+	}
+	return clean.String()
+}
+
+// validInfoKey says whether key is 1 to InfoKeyMax of A-Z a-z 0-9 _ . -
+func validInfoKey(key string) bool {
+	if len(key) == 0 || len(key) > InfoKeyMax {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanInfo is the info as sent (nil for none): each key valid and each value
+// a finite number within InfoAbsMax; any other entry is dropped with a line
+// on the log. A map has no order, so the keys are taken in sorted order, and
+// past InfoKeysMax good entries the rest are dropped.
+func (s *Session) cleanInfo(info map[string]float64) map[string]float64 {
+	if len(info) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(info))
+	for key := range info {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	clean := make(map[string]float64)
+	for _, key := range keys {
+		value := info[key]
+		switch {
+		case !validInfoKey(key):
+			s.logf("info key %.40q dropped: a key is 1 to %d of A-Z a-z 0-9 _ . -", key, InfoKeyMax)
+		case math.IsNaN(value) || math.Abs(value) > InfoAbsMax:
+			s.logf("info %s dropped: %v is not a number from -1e15 to 1e15", key, value)
+		case len(clean) == InfoKeysMax:
+			s.logf("info %s dropped: at most %d numbers", key, InfoKeysMax)
+		default:
+			clean[key] = value
+		}
+	}
+	if len(clean) == 0 {
+		return nil
+	}
+	return clean
 }
 
 // Session is one connection's protocol state. Feed it the referee's lines
@@ -245,9 +346,11 @@ type ready struct {
 }
 
 type moveReply struct {
-	Type  string `json:"type"`
-	ID    int64  `json:"id"`
-	Index int    `json:"index"`
+	Type  string             `json:"type"`
+	ID    int64              `json:"id"`
+	Index int                `json:"index"`
+	Note  string             `json:"note,omitempty"` // left out when nothing was said
+	Info  map[string]float64 `json:"info,omitempty"`
 }
 
 type pong struct {
@@ -293,7 +396,9 @@ func (s *Session) dispatch(kind string, data []byte) (interface{}, error) {
 		if err := json.Unmarshal(data, &turn); err != nil {
 			return nil, err
 		}
-		return moveReply{"move", turn.ID, s.decide(&turn)}, nil
+		s.game.Note, s.game.Info = "", nil // what Choose says goes with this move only
+		index := s.decide(&turn)
+		return moveReply{"move", turn.ID, index, cleanNote(s.game.Note), s.cleanInfo(s.game.Info)}, nil
 	case "ping":
 		var ping struct {
 			Nonce int64 `json:"nonce"`

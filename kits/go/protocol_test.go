@@ -7,11 +7,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // decode reads one JSON object keeping numbers exact (ids go up to 2^53-1).
@@ -186,5 +189,107 @@ func TestGameKeepsStartAndEvents(t *testing.T) {
 	if seen.Round.Engine != 9 || seen.Round.Holder != nil || len(seen.Events) != 2 ||
 		*seen.Events[0].Tile != (Tile{9, 4}) || seen.Events[1].Tile != nil {
 		t.Fatalf("round not kept: %+v", seen)
+	}
+}
+
+// sayTurn is a turn request with one play (6-1) and a draw.
+const sayTurn = `{"type":"turn","id":%d,"seat":0,"view":{"hand":[[6,1]]},` +
+	`"legal":[{"action":"play","tile":[6,1],"train":3},{"action":"draw"}]}`
+
+func TestSayPutsANoteAndInfoOnThisMoveOnly(t *testing.T) {
+	session := NewSession(io.Discard)
+	session.choose = func(turn *Turn, game *Game) int {
+		if turn.ID == 7 {
+			game.Say("heaviest tile ☕", map[string]float64{"worlds": 16, "estimate": -2.5})
+		}
+		return Choose(turn, game)
+	}
+	got := session.Handle(fmt.Sprintf(sayTurn, 7))
+	want := `{"type":"move","id":7,"index":0,"note":"heaviest tile ☕","info":{"estimate":-2.5,"worlds":16}}`
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// The next turn says nothing: the line is the very one of a bot without Say.
+	got = session.Handle(fmt.Sprintf(sayTurn, 8))
+	if len(got) != 1 || got[0] != `{"type":"move","id":8,"index":0}` {
+		t.Fatalf("a move that says nothing: got %q", got)
+	}
+}
+
+func TestSayCutsALongNoteTo280CodePoints(t *testing.T) {
+	var note string
+	session := NewSession(io.Discard)
+	session.choose = func(_ *Turn, game *Game) int { game.Say(note, nil); return 0 }
+	sent := func() string {
+		t.Helper()
+		replies := session.Handle(fmt.Sprintf(sayTurn, 7))
+		if len(replies) != 1 {
+			t.Fatalf("want one reply, got %q", replies)
+		}
+		var move struct {
+			Note *string         `json:"note"`
+			Info json.RawMessage `json:"info"`
+		}
+		if err := json.Unmarshal([]byte(replies[0]), &move); err != nil || move.Info != nil {
+			t.Fatalf("%q: %v", replies[0], err)
+		}
+		if move.Note == nil {
+			return "<none>"
+		}
+		return *move.Note
+	}
+	// The emoji (4 bytes) is the 280th character: kept whole.
+	note = strings.Repeat("a", 279) + "😀bc"
+	if got := sent(); got != strings.Repeat("a", 279)+"😀" || utf8.RuneCountInString(got) != NoteMax {
+		t.Fatalf("got %q", got)
+	}
+	note = strings.Repeat("é", 300) // characters, not bytes
+	if got := sent(); got != strings.Repeat("é", 280) {
+		t.Fatalf("got %q", got)
+	}
+	note = "x\xffy" // not UTF-8: U+FFFD instead
+	if got := sent(); got != "x\uFFFDy" {
+		t.Fatalf("got %q", got)
+	}
+	note = ""
+	if got := sent(); got != "<none>" {
+		t.Fatalf("an empty note is sent: %q", got)
+	}
+}
+
+func TestSayDropsAnInfoTheProtocolRefuses(t *testing.T) {
+	var info map[string]float64
+	var log bytes.Buffer
+	session := NewSession(&log)
+	session.choose = func(_ *Turn, game *Game) int { game.Say("", info); return 0 }
+	info = map[string]float64{
+		"ok": 2, "bad key": 1, "": 3, strings.Repeat("k", 33): 4, "é": 5,
+		"nan": math.NaN(), "inf": math.Inf(-1), "big": 1e15 + 2, "max": -1e15, "a.b-c_9": 0.5,
+	}
+	got := session.Handle(fmt.Sprintf(sayTurn, 7))
+	want := `{"type":"move","id":7,"index":0,"info":{"a.b-c_9":0.5,"max":-1000000000000000,"ok":2}}`
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if lines := strings.Count(log.String(), "\n"); lines != 7 || !strings.Contains(log.String(), `"bad key"`) {
+		t.Fatalf("want 7 lines of log, got %q", log.String())
+	}
+	// Of 20 good numbers, the first 16 in sorted order.
+	info = map[string]float64{}
+	for i := 0; i < 20; i++ {
+		info[fmt.Sprintf("n%02d", i)] = float64(i)
+	}
+	var move struct {
+		Info map[string]float64 `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(session.Handle(fmt.Sprintf(sayTurn, 7))[0]), &move); err != nil {
+		t.Fatal(err)
+	}
+	if len(move.Info) != InfoKeysMax || move.Info["n15"] != 15 || move.Info["n16"] != 0 {
+		t.Fatalf("got %v", move.Info)
+	}
+	info = map[string]float64{"no good": 1}
+	if got := session.Handle(fmt.Sprintf(sayTurn, 7)); got[0] != `{"type":"move","id":7,"index":0}` {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -10,6 +10,9 @@
 //     deal; game.Events: what every seat did this round;
 //   - game.Rand: a random generator seeded with the game's bot seed.
 //
+// To say why it chose a move, Choose may call game.Say(note, info): a note and
+// numbers sent with this move only (README.md).
+//
 // The strategy below is a simple greedy one: play the heaviest tile it can,
 // so that few pips are left in hand when someone goes out.
 

@@ -23,6 +23,13 @@ const PROTOCOL_VERSION = 1;
 // Messages kept in `game.events`: everything that happens during a game.
 const EVENT_TYPES = new Set(["round_start", "played", "drew", "passed", "marker", "round_end"]);
 
+// The limits of a move's `note` and `info` (spec/PROTOCOL.md, "The reply"):
+// beyond them the reply is malformed, so the helper keeps within them.
+const NOTE_MAX = 280; // characters (Unicode code points, not UTF-16 units)
+const INFO_KEYS_MAX = 16;
+const INFO_KEY = /^[A-Za-z0-9_.-]{1,32}$/;
+const INFO_ABS_MAX = 1e15;
+
 // A small seeded generator (mulberry32): the same seed gives the same numbers,
 // so a bot that draws its randomness from `game.random()` replays identically.
 function seededRandom(seed) {
@@ -44,13 +51,68 @@ function seededRandom(seed) {
 //           this game so far, in order (the bot's own plays included)
 //   random  a function returning a number in [0, 1), seeded with the game's
 //           bot seed
+//   say     say(note, info): a note and numbers to send with the move being
+//           chosen, and no other (see below)
 function newGame(start) {
-  return {
+  const game = {
     start,
     round: null,
     events: [],
     random: seededRandom(start && typeof start.seed === "number" ? start.seed : 0),
+    note: null, // what `say` set for the move being chosen; cleared before each turn
+    info: null,
+    // game.say(note, info), called by the strategy while it chooses: `note` is
+    // any text (null or "" for none), `info` numbers by name, as an object or
+    // a Map (e.g. {estimate: -2.5, worlds: 16}). Both go with this move only;
+    // a second call replaces the first. The referee keeps them in the game log
+    // and never sends them to another seat. When the move is sent, the note is
+    // cut to 280 characters and an info entry the protocol would refuse is
+    // dropped (and logged): see cleanNote and cleanInfo.
+    say(note = null, info = null) {
+      game.note = note;
+      game.info = info;
+    },
   };
+  return game;
+}
+
+// The note as sent: null for none, else at most NOTE_MAX code points (a
+// character outside the BMP is one, never cut in half), a lone surrogate
+// (which no UTF-8 line can carry) replaced by U+FFFD.
+function cleanNote(note) {
+  if (note === null || note === undefined || note === "") return null;
+  const points = Array.from(String(note)).slice(0, NOTE_MAX);
+  return points.map((p) => (p.length === 1 && p >= "\ud800" && p <= "\udfff" ? "\ufffd" : p)).join("");
+}
+
+// The info as sent: null for none, else an object of at most INFO_KEYS_MAX
+// entries, each key 1 to 32 of A-Z a-z 0-9 _ . - and each value a finite
+// number within +-1e15. Any other entry is dropped with a line on `log`; past
+// 16 good entries, the rest are dropped (the first 16 are kept, in the order
+// Object.entries gives: insertion order, integer-like keys first; a Map's own order).
+function cleanInfo(info, log) {
+  if (info === null || info === undefined) return null;
+  if (typeof info !== "object") {
+    log(`info ${String(info).slice(0, 80)} dropped: not an object of numbers`);
+    return null;
+  }
+  const entries = info instanceof Map ? Array.from(info.entries()) : Object.entries(info);
+  const clean = Object.create(null); // so that a key "__proto__" is a key like any other
+  let count = 0;
+  for (const [key, raw] of entries) {
+    const value = typeof raw === "bigint" ? Number(raw) : raw;
+    if (typeof key !== "string" || !INFO_KEY.test(key)) {
+      log(`info key ${JSON.stringify(String(key)).slice(0, 80)} dropped: a key is 1 to 32 of A-Z a-z 0-9 _ . -`);
+    } else if (typeof value !== "number" || !Number.isFinite(value) || Math.abs(value) > INFO_ABS_MAX) {
+      log(`info ${key} dropped: ${String(raw).slice(0, 40)} is not a number from -1e15 to 1e15`);
+    } else if (count >= INFO_KEYS_MAX) {
+      log(`info ${key} dropped: at most ${INFO_KEYS_MAX} numbers`);
+    } else {
+      clean[key] = value;
+      count += 1;
+    }
+  }
+  return count > 0 ? clean : null;
 }
 
 // True when a spelled-out move `choice` is the legal move `move`. Tiles match
@@ -156,6 +218,8 @@ class Session {
   // move costs nothing worse than legal move 0, which is always legal.
   answer(turn) {
     if (this.game === null) this.game = newGame(null); // a turn outside a game: be lenient
+    this.game.note = null; // what the strategy says goes with this move only
+    this.game.info = null;
     let index = 0;
     try {
       const choice = this.choose(turn, this.game);
@@ -168,7 +232,18 @@ class Session {
       this.log(`request ${turn.id}: the strategy failed (${err && err.stack ? err.stack : err}); playing legal move 0`);
       index = 0;
     }
-    return { type: "move", id: turn.id, index };
+    const reply = { type: "move", id: turn.id, index };
+    try {
+      const note = cleanNote(this.game.note);
+      const info = cleanInfo(this.game.info, this.log);
+      if (note !== null) reply.note = note;
+      if (info !== null) reply.info = info;
+    } catch (err) {
+      // A note or info that cannot even be read (an object whose toString
+      // throws) is left out: it never costs the move.
+      this.log(`request ${turn.id}: the note or info said is left out (${err})`);
+    }
+    return reply;
   }
 }
 
@@ -192,4 +267,4 @@ function run(choose, options) {
   });
 }
 
-module.exports = { Session, run, indexOfChoice, seededRandom, PROTOCOL_VERSION };
+module.exports = { Session, run, indexOfChoice, seededRandom, cleanNote, cleanInfo, PROTOCOL_VERSION, NOTE_MAX };

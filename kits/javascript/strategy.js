@@ -14,6 +14,8 @@
 //   game.start        the game_start message (rules, names, seat, seed)
 //   game.events       everything played, drawn and passed this game
 //   game.random()     a number in [0, 1) seeded for this game
+//   game.say(note, info)  a note and numbers sent with this move, e.g.
+//                     game.say("why", { estimate: -2.5 }) (README, "Saying why")
 //
 // This strategy plays the heaviest tile it can. A double counts a little more
 // when the hand holds a tile that can follow it; between equal plays it

@@ -154,3 +154,38 @@ def test_a_failing_strategy_costs_a_move_not_the_game(capsys: pytest.CaptureFixt
     assert bot.safe(broken)(turn, _game()) == 0
     assert bot.safe(lambda t, g: 7)(turn, _game()) == 0
     assert "playing legal move 0" in capsys.readouterr().err
+
+
+def test_a_move_says_its_note_and_numbers_and_the_next_one_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`game.say` in `choose` puts a note and numbers on that move only; a move that
+    says nothing is byte for byte the line it was before (no `note`, no `info`)."""
+    fixture = Path(__file__).parent / "fixtures" / "pass.jsonl"
+    lines = fixture.read_bytes().splitlines(keepends=True)
+    turns = [json.loads(line) for line in lines]
+    first_turn = next(t["id"] for t in turns if t["type"] == "turn")
+
+    def moves() -> list[bytes]:
+        out = io.BytesIO()
+        bot.main([], stdin=io.BytesIO(b"".join(lines)), stdout=out)
+        return [line for line in out.getvalue().splitlines() if json.loads(line)["type"] == "move"]
+
+    quiet = moves()
+    sample = strategy.choose
+
+    def talkative(turn: Turn, game: Game) -> int:
+        if turn.id == first_turn:
+            game.say("the heaviest tile, café ☕", estimate=-2.5, worlds=16)
+        return sample(turn, game)
+
+    monkeypatch.setattr(strategy, "choose", talkative)
+    said = moves()
+    assert len(said) == len(quiet) >= 2
+    first = json.loads(said[0])
+    assert first["note"] == "the heaviest tile, café ☕"
+    assert first["info"] == {"estimate": -2.5, "worlds": 16}
+    assert {k: v for k, v in first.items() if k not in ("note", "info")} == json.loads(quiet[0])
+    # The next moves said nothing: the very lines a quiet bot sends.
+    assert said[1:] == quiet[1:]
+    assert b"note" not in said[1] and b"info" not in said[1]

@@ -195,3 +195,26 @@ def test_each_game_start_reseeds() -> None:
     second_picks, second_draws = expected_choices(51)
     assert picks == first_picks + second_picks
     assert draws == first_draws + second_draws
+
+
+def test_say_sends_a_note_and_numbers_with_that_move_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`game.say` in `choose`: the note (cut to 280 characters) and the numbers go with
+    that move; a number the protocol would refuse is left out with a line on stderr
+    (never a malformed move); the next move says nothing unless it says so again."""
+    one, two = turns(2)
+
+    def choose(turn: m.Turn, game: Game) -> int:
+        if turn.id == one.id:
+            numbers = {f"n{i}": i for i in range(17)} | {"bad key": 1, "big": 1e16}
+            game.say("é" * 300, nan=float("nan"), **numbers)
+        return 0
+
+    out = talk(choose, [HELLO, game_start(5), one, two, m.Bye()])
+    said, quiet = out[1], out[2]
+    assert isinstance(said, m.MoveReply) and said.note == "é" * m.NOTE_MAX
+    assert said.info == {f"n{i}": float(i) for i in range(16)}
+    assert quiet == m.MoveReply(id=two.id, index=0)
+    err = capsys.readouterr().err
+    assert "'n16' left out" in err and "'bad key'" in err and "nan" in err

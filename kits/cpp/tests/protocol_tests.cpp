@@ -8,6 +8,7 @@
 // seat in a real game) to a fresh Bot with the real strategy, in memory,
 // checking each reply. It fails when there are no fixtures.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -211,6 +212,112 @@ void test_bye_and_end_of_input() {
   CHECK(none.str().empty());
 }
 
+// ---------------------------------------------------------------- say
+
+// What the `says` strategy says (with game.say), and on which turn.
+std::string g_note;
+kit::Info g_info;
+std::int64_t g_say_on = -1;  // the turn id it speaks on; -1: every turn
+
+int says(const kit::Turn& turn, kit::Game& game) {
+  if (g_say_on < 0 || turn.id == g_say_on) game.say(g_note, g_info);
+  return kit::choose(turn, game);
+}
+
+const char* kTwoPlays = R"([{"action":"play","tile":[5,4],"train":1},{"action":"play","tile":[6,2],"train":2}])";
+
+void test_say_note_and_info_on_this_move_only() {
+  g_note = "heaviest tile \xE2\x98\x95";  // a hot beverage, U+2615
+  g_info = {{"estimate", -2.5}, {"worlds", 16}};
+  g_say_on = 7;
+  kit::Bot bot(says);
+  std::vector<std::string> out = bot.handle(turn_line(7, kTwoPlays));
+  CHECK(out.size() == 1 &&
+        out[0] == R"({"type":"move","id":7,"index":0,"note":"heaviest tile )" "\xE2\x98\x95"
+                  R"(","info":{"estimate":-2.5,"worlds":16}})");
+  // The next turn says nothing: the line is the very one of a bot without say.
+  out = bot.handle(turn_line(8, kTwoPlays));
+  CHECK(out.size() == 1 && out[0] == R"({"type":"move","id":8,"index":0})");
+}
+
+// The number of code points of valid UTF-8 text.
+std::size_t code_points(const std::string& text) {
+  std::size_t count = 0;
+  for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+void test_say_cuts_a_long_note() {
+  const std::string emoji = "\xF0\x9F\x98\x80";  // U+1F600: four bytes, one character
+  g_note = std::string(279, 'a') + emoji + "bc";
+  g_info.clear();
+  g_say_on = -1;
+  kit::Bot bot(says);
+  std::vector<std::string> out = bot.handle(turn_line(7, R"([{"action":"draw"}])"));
+  CHECK(out.size() == 1);
+  if (out.size() == 1) {
+    json::Value move = json::parse(out[0]);
+    CHECK(move["note"].as_string() == std::string(279, 'a') + emoji);  // the emoji kept whole
+    CHECK(code_points(move["note"].as_string()) == kit::kNoteMax);
+    CHECK(move.find("info") == nullptr);
+  }
+  // Characters, not bytes: 280 of a two-byte character.
+  std::string e_acute;
+  for (int i = 0; i < 300; ++i) e_acute += "\xC3\xA9";
+  CHECK(kit::clean_note(e_acute) == e_acute.substr(0, 560));
+  // What is not UTF-8 (a stray byte, an overlong form, a surrogate, a cut
+  // sequence) becomes U+FFFD, one for each byte, and counts as a character.
+  const std::string fffd = "\xEF\xBF\xBD";
+  CHECK(kit::clean_note("x\xFFy") == "x" + fffd + "y");
+  CHECK(kit::clean_note("\xC0\xAF") == fffd + fffd);
+  CHECK(kit::clean_note("\xED\xA0\x80") == fffd + fffd + fffd);
+  CHECK(kit::clean_note("ab\xF0\x9F") == "ab" + fffd + fffd);
+  CHECK(kit::clean_note(std::string(279, 'a') + "\xF0\x9F\x98") == std::string(279, 'a') + fffd);
+  // No note: the move as before.
+  g_note.clear();
+  out = bot.handle(turn_line(7, R"([{"action":"draw"}])"));
+  CHECK(out.size() == 1 && out[0] == R"({"type":"move","id":7,"index":0})");
+}
+
+void test_say_drops_a_bad_info() {
+  g_note.clear();
+  g_info = {{"ok", 2},      {"bad key", 1}, {"", 3}, {std::string(33, 'k'), 4}, {"\xC3\xA9", 5},
+            {"nan", NAN},   {"inf", -INFINITY},     {"big", 1e15 + 2},         {"max", -1e15},
+            {"a.b-c_9", 0.5}};
+  g_say_on = -1;
+  kit::Bot bot(says);
+  std::ostringstream logged;
+  std::streambuf* stderr_buffer = std::cerr.rdbuf(logged.rdbuf());
+  std::vector<std::string> out = bot.handle(turn_line(7, R"([{"action":"draw"}])"));
+  std::cerr.rdbuf(stderr_buffer);
+  CHECK(out.size() == 1 &&
+        out[0] == R"({"type":"move","id":7,"index":0,"info":{"ok":2,"max":-1000000000000000,"a.b-c_9":0.5}})");
+  const std::string log = logged.str();
+  CHECK_MSG(std::count(log.begin(), log.end(), '\n') == 7, log);
+  CHECK_MSG(log.find("\"bad key\"") != std::string::npos, log);
+
+  // Of 20 good numbers the first 16, in the order given; a repeated key takes its last value.
+  g_info.clear();
+  for (int i = 0; i < 20; ++i) g_info.emplace_back("n" + std::to_string(i), i);
+  g_info.emplace_back("n0", 100);
+  stderr_buffer = std::cerr.rdbuf(logged.rdbuf());
+  out = bot.handle(turn_line(7, R"([{"action":"draw"}])"));
+  std::cerr.rdbuf(stderr_buffer);
+  CHECK(out.size() == 1);
+  if (out.size() == 1) {
+    const json::Value move = json::parse(out[0]);
+    const json::Value& info = move["info"];
+    CHECK(info.size() == kit::kInfoKeysMax);
+    CHECK(info["n0"].as_double() == 100 && info["n15"].as_double() == 15 && info.find("n16") == nullptr);
+  }
+  // Nothing good: no info at all.
+  g_info = {{"no good", 1}};
+  stderr_buffer = std::cerr.rdbuf(logged.rdbuf());
+  out = bot.handle(turn_line(7, R"([{"action":"draw"}])"));
+  std::cerr.rdbuf(stderr_buffer);
+  CHECK(out.size() == 1 && out[0] == R"({"type":"move","id":7,"index":0})");
+}
+
 // ---------------------------------------------------------------- fixtures
 
 // True when `move` (a reply) names an entry of `legal`: by index, or spelled out.
@@ -317,6 +424,9 @@ int main(int argc, char** argv) {
   test_turn_reply();
   test_bad_strategy();
   test_bye_and_end_of_input();
+  test_say_note_and_info_on_this_move_only();
+  test_say_cuts_a_long_note();
+  test_say_drops_a_bad_info();
   try {
     test_fixtures(fixtures);
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -41,6 +42,8 @@ public final class Game {
     private Map<String, Object> roundStart = Map.of();
     private final List<Event> events = new ArrayList<>();
     private Random random = new Random(0);
+    private String note; // what say() set for the move being chosen; cleared before each turn
+    private Map<String, Number> info = new LinkedHashMap<>();
 
     /** A new game: game_start has arrived. */
     void start(Map<String, Object> gameStart) {
@@ -120,5 +123,46 @@ public final class Game {
     /** This round's events so far, oldest first, this bot's own included. */
     public List<Event> events() {
         return Collections.unmodifiableList(events);
+    }
+
+    /**
+     * A note and numbers by name to send with the move being chosen, and with
+     * no other: call it in {@link Strategy#choose}, e.g.
+     * {@code game.say("the double first", Map.of("estimate", -2.5, "worlds", 16))}.
+     * A second call replaces the first. The referee keeps them in the game log
+     * and never sends them to another seat. When the move is sent, the note is
+     * cut to 280 characters (code points) and an entry of {@code info} the
+     * protocol would refuse is dropped with a line on the log; of more than 16
+     * good entries the first 16 in the map's iteration order are kept (use a
+     * LinkedHashMap or a TreeMap when that order matters: Map.of has none).
+     *
+     * @param note any text; null or "" for none
+     * @param info numbers by name (keys 1 to 32 of A-Z a-z 0-9 _ . -, values
+     *     finite and within ±1e15); null or empty for none
+     */
+    public void say(String note, Map<String, ? extends Number> info) {
+        this.note = note;
+        this.info = info == null ? new LinkedHashMap<>() : new LinkedHashMap<>(info);
+    }
+
+    /** A note alone for the move being chosen: {@code say(note, null)}. */
+    public void say(String note) {
+        say(note, null);
+    }
+
+    /** What {@link #say} set for the move being chosen: the note, or null. */
+    public String note() {
+        return note;
+    }
+
+    /** What {@link #say} set for the move being chosen: the numbers (empty for none). */
+    public Map<String, Number> info() {
+        return Collections.unmodifiableMap(info);
+    }
+
+    /** A new turn: nothing said yet. */
+    void clearSay() {
+        note = null;
+        info = new LinkedHashMap<>();
     }
 }

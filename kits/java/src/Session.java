@@ -2,9 +2,11 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Writer;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToIntBiFunction;
+import java.util.regex.Pattern;
 
 /**
  * The protocol helper: everything between the referee's lines and the strategy.
@@ -24,6 +26,15 @@ import java.util.function.ToIntBiFunction;
 public final class Session {
     /** The protocol this bot speaks (hello.protocol, ready.protocol). */
     public static final int PROTOCOL = 1;
+
+    // The limits of a move's note and info (spec/PROTOCOL.md, "The reply"):
+    // beyond them the reply is malformed, so the helper keeps within them.
+    /** Characters (Unicode code points, not chars) of a move's note. */
+    public static final int NOTE_MAX = 280;
+    /** Numbers in a move's info. */
+    public static final int INFO_KEYS_MAX = 16;
+    private static final Pattern INFO_KEY = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
+    private static final double INFO_ABS_MAX = 1e15;
 
     private final PrintStream log;
     private final ToIntBiFunction<Turn, Game> strategy;
@@ -113,7 +124,17 @@ public final class Session {
                 return null;
             case "turn":
                 Turn turn = Turn.fromJson(message);
-                return Json.object("type", "move", "id", turn.id(), "index", decide(turn));
+                game.clearSay(); // what the strategy says goes with this move only
+                Map<String, Object> move = Json.object("type", "move", "id", turn.id(), "index", decide(turn));
+                String note = cleanNote(game.note());
+                Map<String, Object> info = cleanInfo(game.info());
+                if (note != null) {
+                    move.put("note", note);
+                }
+                if (!info.isEmpty()) {
+                    move.put("info", info);
+                }
+                return move;
             case "ping":
                 return Json.object("type", "pong", "nonce", Json.getLong(message, "nonce", 0));
             case "error":
@@ -151,6 +172,50 @@ public final class Session {
             return 0;
         }
         return index;
+    }
+
+    /**
+     * The note as sent: null for none, else at most {@link #NOTE_MAX} code
+     * points (a character outside the BMP is one, never cut in half), a lone
+     * surrogate (which no UTF-8 line can carry) replaced by U+FFFD.
+     */
+    static String cleanNote(String note) {
+        if (note == null || note.isEmpty()) {
+            return null;
+        }
+        int[] points = note.codePoints()
+                .limit(NOTE_MAX)
+                .map(c -> c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE ? 0xFFFD : c)
+                .toArray();
+        return new String(points, 0, points.length);
+    }
+
+    /**
+     * The info as sent (empty for none): each key 1 to 32 of A-Z a-z 0-9 _ . -
+     * and each value a finite number within ±1e15; any other entry is dropped
+     * with a line on the log. Past {@link #INFO_KEYS_MAX} good entries (in the
+     * map's order) the rest are dropped. A whole number is written without ".0".
+     */
+    private Map<String, Object> cleanInfo(Map<String, Number> info) {
+        Map<String, Object> clean = new LinkedHashMap<>();
+        for (Map.Entry<String, Number> entry : info.entrySet()) {
+            String key = entry.getKey();
+            Number number = entry.getValue();
+            double value = number == null ? Double.NaN : number.doubleValue();
+            if (key == null || !INFO_KEY.matcher(key).matches()) {
+                log("info key " + (key == null ? "null" : Json.write(shorten(key)))
+                        + " dropped: a key is 1 to 32 of A-Z a-z 0-9 _ . -");
+            } else if (!Double.isFinite(value) || Math.abs(value) > INFO_ABS_MAX) {
+                log("info " + key + " dropped: " + number + " is not a number from -1e15 to 1e15");
+            } else if (clean.size() >= INFO_KEYS_MAX) {
+                log("info " + key + " dropped: at most " + INFO_KEYS_MAX + " numbers");
+            } else if (value == Math.rint(value)) {
+                clean.put(key, (long) value); // 16, not 16.0
+            } else {
+                clean.put(key, value);
+            }
+        }
+        return clean;
     }
 
     /**

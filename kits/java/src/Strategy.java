@@ -13,7 +13,8 @@ import java.util.List;
  *       spec/PROTOCOL.md);</li>
  *   <li>{@code game}: the game's seat, names, rules and seed, the round's deal,
  *       what every seat did this round, and {@code game.random()}, seeded with
- *       the game's bot seed.</li>
+ *       the game's bot seed; {@code game.say(note, info)} sends a note and
+ *       numbers with this move only (README.md).</li>
  * </ul>
  *
  * <p>The strategy below is a simple greedy one: play the heaviest tile it can,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -13,8 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -175,5 +178,87 @@ class SessionTest {
         assertTrue(turn.view().trains().get(0).isPublic());
         assertEquals(List.of(true, false, false), turn.view().markers());
         assertEquals(30000L, turn.bankMs());
+    }
+
+    /** A turn request with one play (6-1) and a draw. */
+    private static String sayTurn(int id) {
+        return "{\"type\":\"turn\",\"id\":" + id + ",\"seat\":0,\"view\":{\"hand\":[[6,1]]},"
+                + "\"legal\":[{\"action\":\"play\",\"tile\":[6,1],\"train\":3},{\"action\":\"draw\"}]}";
+    }
+
+    @Test
+    void sayPutsANoteAndInfoOnThisMoveOnly() {
+        Session session = new Session(QUIET, (turn, game) -> {
+            if (turn.id() == 7) {
+                Map<String, Number> info = new LinkedHashMap<>();
+                info.put("estimate", -2.5);
+                info.put("worlds", 16);
+                game.say("heaviest tile \u2615", info);
+            }
+            return Strategy.choose(turn, game);
+        });
+        assertEquals(List.of("{\"type\":\"move\",\"id\":7,\"index\":0,\"note\":\"heaviest tile \u2615\","
+                + "\"info\":{\"estimate\":-2.5,\"worlds\":16}}"), session.handle(sayTurn(7)));
+        // The next turn says nothing: the line is the very one of a bot without say.
+        assertEquals(List.of("{\"type\":\"move\",\"id\":8,\"index\":0}"), session.handle(sayTurn(8)));
+    }
+
+    @Test
+    void sayCutsALongNoteTo280CodePoints() {
+        String[] note = {"a".repeat(279) + "\uD83D\uDE00bc"}; // the emoji, two chars, is the 280th character
+        Session session = new Session(QUIET, (turn, game) -> {
+            game.say(note[0]);
+            return 0;
+        });
+        Map<String, Object> sent = obj(session.handle(sayTurn(7)).get(0));
+        String cut = (String) sent.get("note");
+        assertEquals("a".repeat(279) + "\uD83D\uDE00", cut);
+        assertEquals(280, cut.codePointCount(0, cut.length()));
+        assertNull(sent.get("info"));
+        note[0] = "\u00e9".repeat(300); // characters, not bytes
+        assertEquals("\u00e9".repeat(280), obj(session.handle(sayTurn(7)).get(0)).get("note"));
+        note[0] = "x\uD800y"; // a lone surrogate cannot be sent: U+FFFD instead
+        assertEquals("x\uFFFDy", obj(session.handle(sayTurn(7)).get(0)).get("note"));
+        note[0] = "";
+        assertEquals(List.of("{\"type\":\"move\",\"id\":7,\"index\":0}"), session.handle(sayTurn(7)));
+    }
+
+    @Test
+    void sayDropsAnInfoTheProtocolRefuses() {
+        Map<String, Number> bad = new LinkedHashMap<>();
+        bad.put("ok", 2);
+        bad.put("bad key", 1);
+        bad.put("", 3);
+        bad.put("k".repeat(33), 4);
+        bad.put("\u00e9", 5);
+        bad.put("nan", Double.NaN);
+        bad.put("inf", Double.NEGATIVE_INFINITY);
+        bad.put("big", 1e15 + 2);
+        bad.put("none", null);
+        bad.put(null, 6);
+        bad.put("max", -1e15);
+        bad.put("a.b-c_9", 0.5);
+        List<Map<String, Number>> said = new ArrayList<>(List.of(bad));
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        Session session = new Session(new PrintStream(logged, true, StandardCharsets.UTF_8), (turn, game) -> {
+            game.say(null, said.get(0));
+            return 0;
+        });
+        assertEquals(List.of("{\"type\":\"move\",\"id\":7,\"index\":0,"
+                + "\"info\":{\"ok\":2,\"max\":-1000000000000000,\"a.b-c_9\":0.5}}"), session.handle(sayTurn(7)));
+        String log = logged.toString(StandardCharsets.UTF_8);
+        assertEquals(9, log.lines().count(), log);
+        assertTrue(log.contains("\"bad key\""), log);
+
+        // Of 20 good numbers, the first 16 in the map's order.
+        Map<String, Number> many = new TreeMap<>();
+        for (int i = 0; i < 20; i++) {
+            many.put(String.format("n%02d", i), i);
+        }
+        said.set(0, many);
+        Map<String, Object> info = Json.getObject(obj(session.handle(sayTurn(7)).get(0)), "info");
+        assertEquals(new ArrayList<>(many.keySet()).subList(0, 16), new ArrayList<>(info.keySet()));
+        said.set(0, Map.of("no good", 1));
+        assertEquals(List.of("{\"type\":\"move\",\"id\":7,\"index\":0}"), session.handle(sayTurn(7)));
     }
 }

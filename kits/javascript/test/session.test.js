@@ -137,3 +137,67 @@ test("strategy: with no play, end, then draw, then pass", () => {
   assert.equal(choose(makeTurn([[1, 0]], [{ action: "pass" }, { action: "draw" }]), null), 1);
   assert.equal(choose(makeTurn([[1, 0]], [{ action: "pass" }]), null), 0);
 });
+
+// game.say(note, info): a note and numbers on the move being chosen, and no other.
+test("say puts a note and info on this move only; a move that says nothing is unchanged", () => {
+  const { session } = newSession((turn, game) => {
+    if (turn.id === 7) game.say("heaviest tile ☕", { estimate: -2.5, worlds: 16 });
+    return choose(turn, game);
+  });
+  const turn = makeTurn([[5, 4], [6, 1]], [play([5, 4], 3), play([6, 1], 3), { action: "draw" }]);
+  assert.deepEqual(session.receive(JSON.stringify(turn)), [
+    '{"type":"move","id":7,"index":0,"note":"heaviest tile ☕","info":{"estimate":-2.5,"worlds":16}}',
+  ]);
+  // The next turn says nothing: the line is the very one of a bot without say.
+  assert.deepEqual(session.receive(JSON.stringify({ ...turn, id: 8 })), ['{"type":"move","id":8,"index":0}']);
+});
+
+test("say: a long note is cut to 280 code points, never inside a character", () => {
+  let note = "a".repeat(279) + "😀bc"; // the emoji, two UTF-16 units, is the 280th character
+  const { session } = newSession((turn, game) => {
+    game.say(note);
+    return 0;
+  });
+  const turn = JSON.stringify(makeTurn([[5, 4]], [{ action: "draw" }]));
+  const sent = JSON.parse(session.receive(turn)[0]);
+  assert.equal(sent.note, "a".repeat(279) + "😀");
+  assert.equal(Array.from(sent.note).length, 280);
+  assert.equal(sent.info, undefined);
+
+  note = "é".repeat(300); // not bytes either: 280 of them
+  assert.equal(JSON.parse(session.receive(turn)[0]).note, "é".repeat(280));
+  note = "x\ud800y"; // a lone surrogate cannot be sent: U+FFFD instead
+  assert.equal(JSON.parse(session.receive(turn)[0]).note, "x\ufffdy");
+  note = "";
+  assert.deepEqual(session.receive(turn), ['{"type":"move","id":7,"index":0}']);
+});
+
+test("say: an info key or value the protocol refuses is dropped and logged; 16 at most", () => {
+  let info = {
+    ok: 2,
+    "bad key": 1,
+    "": 3,
+    ["k".repeat(33)]: 4,
+    "é": 5,
+    nan: NaN,
+    inf: -Infinity,
+    big: 1e15 + 2,
+    text: "3",
+    max: -1e15,
+    "a.b-c_9": 0.5,
+  };
+  const { session, logs } = newSession((turn, game) => {
+    game.say("", info);
+    return 0;
+  });
+  const turn = JSON.stringify(makeTurn([[5, 4]], [{ action: "draw" }]));
+  assert.deepEqual(session.receive(turn), ['{"type":"move","id":7,"index":0,"info":{"ok":2,"max":-1000000000000000,"a.b-c_9":0.5}}']);
+  assert.equal(logs.length, 8, logs.join("\n"));
+  assert.match(logs[0], /bad key/);
+
+  info = new Map(Array.from({ length: 20 }, (_, i) => [`n${i}`, i]));
+  const sent = JSON.parse(session.receive(turn)[0]);
+  assert.deepEqual(Object.keys(sent.info), Array.from({ length: 16 }, (_, i) => `n${i}`));
+  info = { "no good": 1 };
+  assert.deepEqual(session.receive(turn), ['{"type":"move","id":7,"index":0}']);
+});

@@ -9,8 +9,20 @@
 use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Characters (Unicode code points) of a move's `note` (spec/PROTOCOL.md, "The
+/// reply"): beyond the limits of a note or an info the reply is malformed, so
+/// the helper keeps within them.
+pub const NOTE_MAX: usize = 280;
+/// Numbers in a move's `info`.
+pub const INFO_KEYS_MAX: usize = 16;
+/// Characters of an `info` key: 1 to 32 of `A-Z a-z 0-9 _ . -`.
+pub const INFO_KEY_MAX: usize = 32;
+/// The largest size of an `info` number.
+pub const INFO_ABS_MAX: f64 = 1e15;
 
 /// A tile: in hands and in `legal` high end first (`Tile(6, 4)`); on a train
 /// as it lies (`.0` touches the tile before it, `.1` faces away).
@@ -180,6 +192,10 @@ pub struct Game {
     /// This round's messages so far, `round_start` first, then every event
     /// (`played`, `drew`, `passed`, `marker`), the bot's own moves included.
     pub events: Vec<Value>,
+    /// What [`Game::say`] set for the move being chosen ("" for no note);
+    /// cleared before each turn.
+    pub note: String,
+    pub info: Vec<(String, f64)>,
 }
 
 impl Game {
@@ -189,8 +205,97 @@ impl Game {
             start,
             rng,
             events: Vec::new(),
+            note: String::new(),
+            info: Vec::new(),
         }
     }
+
+    /// A note (any text; "" for none) and numbers by name to send with the
+    /// move being chosen, and with no other: call it in `choose`, e.g.
+    /// `game.say("the double first", &[("estimate", -2.5), ("worlds", 16.0)])`.
+    /// A second call replaces the first. The referee keeps them in the game
+    /// log and never sends them to another seat. When the move is sent, the
+    /// note is cut to [`NOTE_MAX`] characters and an entry the protocol would
+    /// refuse is dropped with a line on stderr; of more than [`INFO_KEYS_MAX`]
+    /// good entries the first ones, in the order given, are kept (a repeated
+    /// name takes its last value).
+    pub fn say(&mut self, note: &str, info: &[(&str, f64)]) {
+        self.note = note.to_string();
+        self.info = info
+            .iter()
+            .map(|&(key, value)| (key.to_string(), value))
+            .collect();
+    }
+}
+
+/// A move's numbers as sent: a JSON object, its keys in their order, a whole
+/// number written without ".0".
+#[derive(Debug, Default)]
+struct Info(Vec<(String, f64)>);
+
+impl Info {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Info {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            if value.fract() == 0.0 {
+                map.serialize_entry(key, &(*value as i64))?; // within ±1e15: exact
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The note as sent: none for "", else at most [`NOTE_MAX`] code points (a
+/// Rust string is UTF-8, and is cut between characters only).
+fn clean_note(note: &str) -> Option<String> {
+    if note.is_empty() {
+        None
+    } else {
+        Some(note.chars().take(NOTE_MAX).collect())
+    }
+}
+
+fn valid_info_key(key: &str) -> bool {
+    (1..=INFO_KEY_MAX).contains(&key.len())
+        && key
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-')
+}
+
+/// The info as sent: each key valid and each value a finite number within
+/// [`INFO_ABS_MAX`]; any other entry is dropped with a line on stderr, and so
+/// is each good entry past the first [`INFO_KEYS_MAX`].
+fn clean_info(info: &[(String, f64)]) -> Info {
+    let mut clean: Vec<(String, f64)> = Vec::new();
+    for (key, value) in info {
+        if !valid_info_key(key) {
+            let shown: String = key.chars().take(40).collect();
+            log(&format!(
+                "info key {shown:?} dropped: a key is 1 to {INFO_KEY_MAX} of A-Z a-z 0-9 _ . -"
+            ));
+        } else if !value.is_finite() || value.abs() > INFO_ABS_MAX {
+            log(&format!(
+                "info {key} dropped: {value} is not a number from -1e15 to 1e15"
+            ));
+        } else if let Some(slot) = clean.iter_mut().find(|(k, _)| k == key) {
+            slot.1 = *value; // a repeated name: its last value
+        } else if clean.len() >= INFO_KEYS_MAX {
+            log(&format!(
+                "info {key} dropped: at most {INFO_KEYS_MAX} numbers"
+            ));
+        } else {
+            clean.push((key.clone(), *value));
+        }
+    }
+    Info(clean)
 }
 
 /// A strategy: the index in `turn.legal` of the move to play.
@@ -208,6 +313,11 @@ enum Reply<'a> {
     Move {
         id: u64,
         index: usize,
+        /// Left out when nothing was said: the line is then as it always was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        #[serde(skip_serializing_if = "Info::is_empty")]
+        info: Info,
     },
     Pong {
         nonce: u64,
@@ -328,6 +438,9 @@ impl Bot {
             .get("legal")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
+        // What the strategy says goes with this move only.
+        self.game.note.clear();
+        self.game.info.clear();
         let index = match serde_json::from_value::<Turn>(msg.clone()) {
             Ok(turn) => {
                 let strategy = self.strategy;
@@ -356,7 +469,12 @@ impl Bot {
             ));
             0 // legal[0] is always legal
         };
-        Some(Reply::Move { id, index })
+        Some(Reply::Move {
+            id,
+            index,
+            note: clean_note(&self.game.note),
+            info: clean_info(&self.game.info),
+        })
     }
 }
 
@@ -488,6 +606,122 @@ mod tests {
         assert_eq!(bot.game.events.len(), 2);
         let mut again = Rng::new(4_294_967_295);
         assert_eq!(bot.game.rng.next_u64(), again.next_u64());
+    }
+
+    /// Says a note and numbers on turn 7 only.
+    fn says_on_7(turn: &Turn, game: &mut Game) -> usize {
+        if turn.id == 7 {
+            game.say("heaviest tile ☕", &[("estimate", -2.5), ("worlds", 16.0)]);
+        }
+        0
+    }
+
+    #[test]
+    fn say_puts_a_note_and_info_on_this_move_only() {
+        let mut bot = Bot::new(says_on_7, "rust-kit");
+        let legal = r#"[{"action":"play","tile":[6,2],"train":1},{"action":"draw"}]"#;
+        assert_eq!(
+            bot.handle(&turn(7, legal)),
+            vec![
+                r#"{"type":"move","id":7,"index":0,"note":"heaviest tile ☕","info":{"estimate":-2.5,"worlds":16}}"#
+            ]
+        );
+        // The next turn says nothing: the line is the very one of a bot without say.
+        assert_eq!(
+            bot.handle(&turn(8, legal)),
+            vec![r#"{"type":"move","id":8,"index":0}"#]
+        );
+    }
+
+    /// Says a long note: by turn id, 279 letters and an emoji, 300 "é", nothing.
+    fn long_note(turn: &Turn, game: &mut Game) -> usize {
+        let note = match turn.id {
+            1 => format!("{}😀bc", "a".repeat(279)),
+            2 => "é".repeat(300),
+            _ => String::new(),
+        };
+        game.say(&note, &[]);
+        0
+    }
+
+    #[test]
+    fn say_cuts_a_long_note_to_280_code_points() {
+        let mut bot = Bot::new(long_note, "rust-kit");
+        let note_of = |bot: &mut Bot, id: u64| -> Value {
+            let out = bot.handle(&turn(id, r#"[{"action":"draw"}]"#));
+            assert_eq!(out.len(), 1);
+            let move_: Value = serde_json::from_str(&out[0]).unwrap();
+            assert!(move_.get("info").is_none(), "{}", out[0]);
+            move_.get("note").cloned().unwrap_or(Value::Null)
+        };
+        // The emoji (four bytes) is the 280th character: kept whole.
+        let cut = note_of(&mut bot, 1);
+        assert_eq!(cut, format!("{}😀", "a".repeat(279)).as_str());
+        assert_eq!(cut.as_str().unwrap().chars().count(), NOTE_MAX);
+        assert_eq!(note_of(&mut bot, 2), "é".repeat(280).as_str()); // characters, not bytes
+        assert_eq!(
+            bot.handle(&turn(3, r#"[{"action":"draw"}]"#)),
+            vec![r#"{"type":"move","id":3,"index":0}"#]
+        );
+    }
+
+    /// Says numbers the protocol refuses, among good ones; on turn 2, 20 good
+    /// ones and a repeated name; on turn 3, only a bad one.
+    fn bad_info(turn: &Turn, game: &mut Game) -> usize {
+        let long_key = "k".repeat(33);
+        let many: Vec<String> = (0..20).map(|i| format!("n{i}")).collect();
+        match turn.id {
+            1 => game.say(
+                "",
+                &[
+                    ("ok", 2.0),
+                    ("bad key", 1.0),
+                    ("", 3.0),
+                    (&long_key, 4.0),
+                    ("é", 5.0),
+                    ("nan", f64::NAN),
+                    ("inf", f64::NEG_INFINITY),
+                    ("big", 1e15 + 2.0),
+                    ("max", -1e15),
+                    ("a.b-c_9", 0.5),
+                ],
+            ),
+            2 => {
+                let mut info: Vec<(&str, f64)> = many
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| (k.as_str(), i as f64))
+                    .collect();
+                info.push(("n0", 100.0));
+                game.say("", &info);
+            }
+            _ => game.say("", &[("no good", 1.0)]),
+        }
+        0
+    }
+
+    #[test]
+    fn say_drops_an_info_the_protocol_refuses() {
+        let mut bot = Bot::new(bad_info, "rust-kit");
+        assert_eq!(
+            bot.handle(&turn(1, r#"[{"action":"draw"}]"#)),
+            vec![
+                r#"{"type":"move","id":1,"index":0,"info":{"ok":2,"max":-1000000000000000,"a.b-c_9":0.5}}"#
+            ]
+        );
+        // Of 20 good numbers the first 16, in the order given; a repeated
+        // name takes its last value.
+        let out = bot.handle(&turn(2, r#"[{"action":"draw"}]"#));
+        let move_: Value = serde_json::from_str(&out[0]).unwrap();
+        let info = move_["info"].as_object().unwrap();
+        assert_eq!(info.len(), INFO_KEYS_MAX);
+        assert_eq!(info["n0"], 100);
+        assert_eq!(info["n15"], 15);
+        assert!(info.get("n16").is_none());
+        assert_eq!(
+            bot.handle(&turn(3, r#"[{"action":"draw"}]"#)),
+            vec![r#"{"type":"move","id":3,"index":0}"#]
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! know, `turn.legal` every legal move) and the game so far (`game.events`,
 //! `game.rng`, `game.start.rules`), and returns an index into `turn.legal`.
 //! `protocol.rs` does the rest: a panic or an index out of range plays legal
-//! move 0 instead.
+//! move 0 instead. To say why, `choose` may call `game.say(note, info)`: a
+//! note and numbers sent with this move only (README.md).
 
 use crate::protocol::{Action, Game, Move, Turn};
 

@@ -247,6 +247,10 @@ export interface Move {
   type: "move";
   id: number;
   index: number;
+  /** The bot's own words on its move, at most 280 characters (`game.say`); absent when none. */
+  note?: string;
+  /** Numbers by name: at most 16 keys of 1 to 32 `A-Z a-z 0-9 _ . -`, values within ±1e15. */
+  info?: Record<string, number>;
 }
 
 export interface Pong {

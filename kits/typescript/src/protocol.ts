@@ -16,9 +16,19 @@
 
 import * as readline from "node:readline";
 
-import type { FromBot, GameEvent, GameStart, LegalMove, RoundStart, ToBot, Turn } from "./messages";
+import type { FromBot, GameEvent, GameStart, LegalMove, Move, RoundStart, ToBot, Turn } from "./messages";
 
 export const PROTOCOL_VERSION = 1;
+
+// The limits of a move's `note` and `info` (spec/PROTOCOL.md, "The reply"):
+// beyond them the reply is malformed, so the helper keeps within them.
+export const NOTE_MAX = 280; // characters (Unicode code points, not UTF-16 units)
+export const INFO_KEYS_MAX = 16;
+const INFO_KEY = /^[A-Za-z0-9_.-]{1,32}$/;
+const INFO_ABS_MAX = 1e15;
+
+/** Numbers by name for `game.say`: a plain object or a Map. */
+export type Info = Record<string, number> | Map<string, number>;
 
 /** What the bot knows of the game in progress, handed to the strategy with every turn. */
 export interface Game {
@@ -30,6 +40,18 @@ export interface Game {
   events: GameEvent[];
   /** A number in [0, 1), seeded with the game's bot seed: the same game replays the same way. */
   random: () => number;
+  /** What `say` set for the move being chosen (null: nothing); cleared before each turn. */
+  note: string | null;
+  info: Info | null;
+  /**
+   * A note (any text; null or "" for none) and numbers by name to send with the
+   * move being chosen, and no other: `game.say("why", { estimate: -2.5, worlds: 16 })`.
+   * A second call replaces the first. The referee keeps them in the game log and
+   * never sends them to another seat. When the move is sent, the note is cut to
+   * 280 characters and an info entry the protocol would refuse is dropped and
+   * logged (see cleanNote and cleanInfo).
+   */
+  say(note?: string | null, info?: Info | null): void;
 }
 
 /** The strategy: an index into `turn.legal`, or one of its entries. */
@@ -57,7 +79,62 @@ export function seededRandom(seed: number): () => number {
 }
 
 function newGame(start: GameStart | null): Game {
-  return { start, round: null, events: [], random: seededRandom(start !== null ? start.seed : 0) };
+  const game: Game = {
+    start,
+    round: null,
+    events: [],
+    random: seededRandom(start !== null ? start.seed : 0),
+    note: null,
+    info: null,
+    say(note: string | null = null, info: Info | null = null): void {
+      game.note = note;
+      game.info = info;
+    },
+  };
+  return game;
+}
+
+/**
+ * The note as sent: null for none, else at most NOTE_MAX code points (a
+ * character outside the BMP is one, never cut in half), a lone surrogate (which
+ * no UTF-8 line can carry) replaced by U+FFFD.
+ */
+export function cleanNote(note: unknown): string | null {
+  if (note === null || note === undefined || note === "") return null;
+  const points = Array.from(String(note)).slice(0, NOTE_MAX);
+  return points.map((p) => (p.length === 1 && p >= "\ud800" && p <= "\udfff" ? "\ufffd" : p)).join("");
+}
+
+/**
+ * The info as sent: null for none, else an object of at most INFO_KEYS_MAX
+ * entries, each key 1 to 32 of A-Z a-z 0-9 _ . - and each value a finite
+ * number within ±1e15. Any other entry is dropped with a line on `log`; past 16
+ * good entries the rest are dropped (the first 16 are kept, in the order
+ * Object.entries gives: insertion order, integer-like keys first; a Map's own order).
+ */
+export function cleanInfo(info: unknown, log: (text: string) => void): Record<string, number> | null {
+  if (info === null || info === undefined) return null;
+  if (typeof info !== "object") {
+    log(`info ${String(info).slice(0, 80)} dropped: not an object of numbers`);
+    return null;
+  }
+  const entries: [unknown, unknown][] = info instanceof Map ? Array.from(info.entries()) : Object.entries(info);
+  const clean: Record<string, number> = Object.create(null); // so that "__proto__" is a key like any other
+  let count = 0;
+  for (const [key, raw] of entries) {
+    const value = typeof raw === "bigint" ? Number(raw) : raw;
+    if (typeof key !== "string" || !INFO_KEY.test(key)) {
+      log(`info key ${JSON.stringify(String(key)).slice(0, 80)} dropped: a key is 1 to 32 of A-Z a-z 0-9 _ . -`);
+    } else if (typeof value !== "number" || !Number.isFinite(value) || Math.abs(value) > INFO_ABS_MAX) {
+      log(`info ${key} dropped: ${String(raw).slice(0, 40)} is not a number from -1e15 to 1e15`);
+    } else if (count >= INFO_KEYS_MAX) {
+      log(`info ${key} dropped: at most ${INFO_KEYS_MAX} numbers`);
+    } else {
+      clean[key] = value;
+      count += 1;
+    }
+  }
+  return count > 0 ? clean : null;
 }
 
 /** True when a spelled-out move is the legal move `move`: tiles in either order, `announce` false when absent. */
@@ -143,7 +220,7 @@ export class Session {
         this.game = newGame(message);
         return [];
       case "turn":
-        return [{ type: "move", id: message.id, index: this.answer(message) }];
+        return [this.move(message)];
       case "ping":
         return [{ type: "pong", nonce: message.nonce }];
       case "game_end":
@@ -173,13 +250,35 @@ export class Session {
   }
 
   /**
+   * The `move` for a turn request, with what the strategy said about it
+   * (`game.say`), if anything: a move that says nothing is `{type, id, index}`.
+   */
+  private move(turn: Turn): Move {
+    if (this.game === null) this.game = newGame(null); // a turn outside a game: be lenient
+    const game = this.game;
+    game.note = null; // what the strategy says goes with this move only
+    game.info = null;
+    const reply: Move = { type: "move", id: turn.id, index: this.answer(turn, game) };
+    try {
+      const note = cleanNote(game.note);
+      const info = cleanInfo(game.info, this.log);
+      if (note !== null) reply.note = note;
+      if (info !== null) reply.info = info;
+    } catch (err) {
+      // A note or info that cannot even be read (an object whose toString
+      // throws) is left out: it never costs the move.
+      this.log(`request ${turn.id}: the note or info said is left out (${describe(err)})`);
+    }
+    return reply;
+  }
+
+  /**
    * The index of the move to play. A strategy that throws or names no legal
    * move costs nothing worse than legal move 0, which is always legal.
    */
-  private answer(turn: Turn): number {
-    if (this.game === null) this.game = newGame(null); // a turn outside a game: be lenient
+  private answer(turn: Turn, game: Game): number {
     try {
-      const choice = this.choose(turn, this.game);
+      const choice = this.choose(turn, game);
       const index = indexOfChoice(turn, choice);
       if (index >= 0) return index;
       this.log(`request ${turn.id}: the strategy chose ${JSON.stringify(choice)}, not a legal move; playing legal move 0`);

@@ -30,6 +30,7 @@ Graph = dict[str, dict[str, int]]  # module -> {imported module: line of the fir
 
 # Package -> the packages it may import besides itself, bottom to top.
 BELOW_LEAGUE = {"protocol", "rules", "referee", "bots", "game", "logs", "play", "stats", "proof"}
+BELOW_LEAGUE |= {"live"}
 ALLOWED: dict[str, set[str]] = {
     "protocol": set(),  # the wire contract: nothing of the referee
     "rules": set(),  # the engine: nothing of the referee
@@ -47,6 +48,9 @@ ALLOWED: dict[str, set[str]] = {
     "learn": {"protocol", "rules", "referee", "game", "botkit"},
     # a person's seat (`human`): a bot process like any other, from the wire's messages
     "human": {"protocol", "referee"},
+    # the live feed: what a spectator may see of the games a league plays (the league
+    # hands it its games; it reads their logs and makes the replay page's data)
+    "live": {"protocol", "rules", "referee", "game", "logs"},
     "league": BELOW_LEAGUE,
     "site": BELOW_LEAGUE | {"league"},
     "net": BELOW_LEAGUE | {"league", "site"},

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -27,11 +30,10 @@ from .league_options import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
     from ..league.standings import Standings
+    from ..live.feed import LiveFeed
 
 
 def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
@@ -51,6 +53,37 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
             )
 
     return check
+
+
+async def serve_live(
+    feed: LiveFeed,
+    host: str,
+    port: int,
+    site_dir: str | None,
+    out: Path,
+    play: Callable[[], Awaitable[Standings]],
+) -> Standings:
+    """`play` the league while the live view is served; the view's address is printed
+    on stderr before the first game (`live: http://HOST:PORT/`)."""
+    import trio
+
+    from ..live.server import serve
+
+    site = Path(site_dir) if site_dir else out / "site"
+    async with trio.open_nursery() as nursery:
+        try:
+            address = await nursery.start(serve, feed, host, port, site)
+        except OSError as exc:
+            fail(f"--live {port}: cannot listen on {host}:{port}: {exc.strerror or exc}")
+        click.echo(f"live: {address}/", err=True)
+        try:
+            return await play()
+        finally:
+            feed.finish()
+            with trio.move_on_after(2):  # the open streams send their last and end
+                while feed.streams:
+                    await trio.sleep(0.02)
+            nursery.cancel_scope.cancel()
 
 
 @click.command("league")
@@ -78,6 +111,22 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
 @site_option
 @keep_going_option
 @beacon_option
+@click.option(
+    "--live",
+    "live_port",
+    type=click.IntRange(min=0, max=65535),
+    default=None,
+    metavar="PORT",
+    help="Serve the live view of the games on this port (0: any free one; the address is "
+    "printed): the list of games, and each game in the replay viewer as league.live "
+    "allows (docs/live.md).",
+)
+@click.option(
+    "--live-host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address --live listens on (0.0.0.0: every interface).",
+)
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -90,6 +139,8 @@ def league_cmd(
     site_dir: str | None,
     keep_going: bool,
     beacon: str | None,
+    live_port: int | None,
+    live_host: str,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT].
@@ -128,12 +179,23 @@ def league_cmd(
 
     used: list[Cluster] = []
     judge, lines = match_judge(config, quiet)
+    feed = None
+    if live_port is not None:
+        if cluster is not None:
+            fail(
+                "--live: the games of a cluster are played on its workers; --live follows "
+                "the games played here (leave out --cluster)"
+            )
+        from ..live.feed import LiveFeed
+
+        feed = LiveFeed(config.live, config.duplicate or config.match is not None)
 
     async def league() -> Standings:
         async with open_cluster(cluster, workers) as dask:
             if dask is not None:
                 used.append(dask)
-            return await run_league(
+            play = partial(
+                run_league,
                 config,
                 jobs=workers,
                 resume=resume,
@@ -144,7 +206,11 @@ def league_cmd(
                 judge=judge,
                 site=site,
                 beacon=beacon,
+                live=feed,
             )
+            if feed is None or live_port is None:
+                return await play()
+            return await serve_live(feed, live_host, live_port, site_dir, config.out, play)
 
     try:
         standings = run_trio(league)

@@ -140,6 +140,7 @@ class LeagueConfig:
     start_failures: int = START_FAILURES  # a bot failing its first N starts stops the league
     mix: tuple[str, ...] = ()  # "beacon", "entrants": what is mixed into the deal seeds
     reveal: str = "manual"  # "at-end": the deal key is published once every game is recorded
+    live: str = "after-deal"  # what `--live` shows of a game in play: "public", move by move
     allow_updates: bool = False  # bots' files may change after the commitment (docs/proof.md)
     sign: Path | None = None  # the organiser's secret key file: results and receipts signed
     commitment: str | None = None  # the commitment's digest, once the league has made it
@@ -381,6 +382,12 @@ def parse_config(
             "rotation in one program the referee cannot restart, and could remember the "
             "hands; set duplicate = false, or accept_tcp_duplicate_risk = true in [league]"
         )
+    if league.live == "public" and (league.duplicate or match is not None):
+        where = "league.format" if match is not None else "league.duplicate"
+        raise ConfigError(
+            f'league.live: "public" shows a game move by move, and {where} plays its deal '
+            'again at another seating, whose seats could watch it; use live = "after-deal"'
+        )
     if "entrants" in league.mix and not tcp_names:
         raise ConfigError(
             'league.mix: "entrants" mixes the tcp bots\' login nonces, and this league has no '
@@ -419,6 +426,7 @@ def parse_config(
         start_failures=league.start_failures,
         mix=tuple(dict.fromkeys(league.mix)),
         reveal=league.reveal,
+        live=league.live,
         allow_updates=league.allow_updates,
         sign=None if (sign := _given(league.sign)) is None else base / sign,
     )

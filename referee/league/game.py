@@ -15,9 +15,10 @@ from protocol import messages as m
 from ..bots.faults import Fault, FaultKind
 from ..bots.session import TcpSession
 from ..game.match import Decision, Fanout, Game, GameResult, Recorder, Seat
+from ..live.feed import LiveFeed
 from ..logs.gamelog import GZ_SUFFIX, LogBot, LogWriter, make_header
 from ..proof.results import Signer
-from ..rules import State
+from ..rules import State, new_game
 from .config import LeagueConfig
 from .ledger import Record
 from .pool import Bot, BotPool
@@ -41,13 +42,15 @@ async def play_scheduled(
     bot_seed_key: bytes,
     used: list[Bot] | None = None,
     signer: Signer | None = None,
+    live: LiveFeed | None = None,
 ) -> Record:
     """Play one scheduled game with pooled bots; its ledger record.
 
     The processes the game had are added to `used`, if given. The log's header names
     the league's commitment (`config.commitment`); when the game ends its footer is
     written first, then each bot is sent its receipt (signed by `signer`'s key, if it
-    has one; with no `signer`, a receipt tied to the commitment alone)."""
+    has one; with no `signer`, a receipt tied to the commitment alone). A `live` feed
+    follows the game, and is told when its log is complete (or that it was cut short)."""
     entries = {b.name: b for b in config.bots}
     bots = [entries[name] for name in game.seats]
     # The TCP seats first, all together: waiting for them may take another whole game,
@@ -124,6 +127,18 @@ async def play_scheduled(
             for i, name in enumerate(game.seats)
         ]
 
+    recorder: Recorder = Fanout(writer, latencies)
+    if live is not None:
+        follow = live.begin(
+            game.game_id,
+            list(game.seats),
+            game.seed,
+            config.rules,
+            new_game(config.rules, game.seed),
+            [t.move_ms for t in times],
+        )
+        recorder = Fanout(writer, latencies, follow)
+    ended = False
     try:
         for fault in early:
             seats[fault.seat].faults.append(fault)
@@ -138,18 +153,23 @@ async def play_scheduled(
             policy=config.policy,
             max_faults=config.max_faults,
             output_cap=config.output_cap,
-            recorder=Fanout(writer, latencies),
+            recorder=recorder,
             on_forfeit=forfeit,
             bot_seed_key=bot_seed_key,
             receipts=receipts,
         ).play()
         await writer.finish_async(result)
+        ended = True
     finally:
         writer.close()
+        if live is not None and not ended:
+            live.abandon(game.game_id)
         with trio.CancelScope(shield=True):
             for bot, proc, ok in zip(bots, procs, healthy, strict=True):
                 if proc is not None:
                     await pool.release(bot, proc, ok and proc.returncode is None)
+    if live is not None:
+        await live.end(game.game_id, log_path)
     faults = [
         {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
         for seat_faults in result.faults

@@ -35,6 +35,7 @@ from rich.console import Console
 
 from ..bots.sandbox import user_line
 from ..game import lag
+from ..live.feed import LiveFeed
 from ..logs.gamelog import log_bytes, log_suffix, sha256_text
 from ..logs.outputs import WriteError, disk_full, ready_folder
 from ..proof.commitment import (
@@ -88,6 +89,7 @@ async def run_league(
     site: LiveSite | None = None,
     beacon: str | None = None,
     say: Callable[[str], None] | None = None,
+    live: LiveFeed | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -100,6 +102,8 @@ async def run_league(
     in the output folder unless `files` is false (a folder removed at the end).
     With a `site`, the results site is refreshed every `site.every` games in the
     background and built at the end (`referee.site.live`).
+    A `live` feed (`referee.live`) is given the schedule and follows each game played
+    here; it is told when the run ends. (Served by the caller: `commands.league`.)
 
     Before its first game the league commits to its terms and its deal key
     (`commitment`), mixes in the contributions `[league] mix` names (`beacon`, the
@@ -192,7 +196,14 @@ async def run_league(
             planned = schedule(config, deal_key)
             unit_games = max(Counter(g.unit for g in planned).values(), default=1)
             meta = [("scheduled", str(len(planned))), ("unit_games", str(unit_games))]
+            if live is not None:
+                live.schedule(
+                    ((g.game_id, list(g.seats), g.seed) for g in planned),
+                    (g.game_id for g in planned if g.index in done),
+                )
         else:  # a match's unit is one deal played twice; it may have no planned end
+            if live is not None:
+                live.per_deal = 2  # NEW's game and BASE's, on one deal
             total_games = _total(config)
             meta = [("unit_games", "2")]
             if total_games is not None:
@@ -278,7 +289,16 @@ async def run_league(
                                 )
                             for _ in range(jobs):
                                 workers.start_soon(
-                                    _worker, config, apart, local, pool, logs, key, update, signer
+                                    _worker,
+                                    config,
+                                    apart,
+                                    local,
+                                    pool,
+                                    logs,
+                                    key,
+                                    update,
+                                    signer,
+                                    live,
                                 )
                 finally:
                     await pool.close()
@@ -498,11 +518,12 @@ async def _worker(
     key: bytes,
     keep: Callable[[Record, str | None], Awaitable[object]],
     signer: Signer,
+    live: LiveFeed | None = None,
 ) -> None:
     """One job: the next game whose deal is not in play, until none is left."""
     while (game := await apart.take(games)) is not None:
         try:
-            record = await play_scheduled(config, game, pool, logs, key, signer=signer)
+            record = await play_scheduled(config, game, pool, logs, key, signer=signer, live=live)
         finally:
             apart.done(game)  # its bots are back in the pool: the deal's next game may start
         await keep(record, None)

@@ -34,8 +34,9 @@ import re
 from importlib import resources
 from typing import Any
 
+from ..game.wire import spec_of
 from ..rules import Ctx, Move, MoveKind, Rules, State, Tile, legal_moves
-from .gamelog import GameLog, move_of_spec
+from .gamelog import DecisionLine, GameLog, move_of_spec
 from .replay import Step, rules_of
 from .replay_text import Selection, final_state, steps
 
@@ -214,19 +215,11 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
         rounds.append(enc.deal(final))  # the log stops at a deal
     footer = log.footer
     seed = log.header.seed
-    return {
-        "v": 1,
-        "game": log.header.game,
+    seats = range(rules.players)
+    # Each seat's time for a move (its own under time odds), for "it took 3 ms of 1000".
+    move_ms = [_move_ms(log, s) for s in seats]
+    return _head(log.header.game, rules, [names.get(s, f"seat {s}") for s in seats], move_ms) | {
         "seed": str(seed) if seed is not None else None,
-        "rules": _rules_text(rules),
-        "players": rules.players,
-        "maxPip": rules.max_pip,
-        "rounds": len(rules.engines),
-        "side": [rules.team_of(s) for s in range(rules.players)],
-        "teams": rules.teams,
-        "names": [names.get(s, f"seat {s}") for s in range(rules.players)],
-        # Each seat's time for a move (its own under time odds), for "it took 3 ms of 1000".
-        "moveMs": [_move_ms(log, s) for s in range(rules.players)],
         "legal": 1,  # the decisions of the seats the viewer sees carry their legal moves
         "viewer": viewer,
         "complete": log.complete,
@@ -239,6 +232,112 @@ def page_data(log: GameLog, selection: Selection) -> dict[str, Any]:
             if footer is not None
             else None
         ),
+    }
+
+
+SPECTATOR = -1  # the viewer of a live game: it sees no seat's hidden facts
+# What a spectator's step may carry beyond the move: markers, open doubles, the turn's
+# step, branches, penalty draws (tiles unknown: -1), an announcement.
+PUBLIC_EXTRAS = frozenset({"m", "o", "c", "b", "p", "n"})
+
+
+class SpectatorData:
+    """A game as a spectator may see it while it is played, built decision by decision:
+    the page data of `page_data` for a viewer who sees no seat (`SPECTATOR`), with the
+    same decision records as a spectator's page would hold of the finished game.
+
+    Only public facts go in, by construction: each decision is given as the seat and the
+    move (`add`), never as the referee's record of it (latency, notes, faults), and the
+    encoder hides every hand, draw and penalty tile. `referee.live` checks each
+    snapshot again (`public_problem`) before a byte of it is sent."""
+
+    def __init__(
+        self, game: str, rules: Rules, first: State, names: list[str], move_ms: list[int]
+    ) -> None:
+        self.enc = _Encoder(rules, SPECTATOR)
+        self.rules = rules
+        self.head = _head(game, rules, names, move_ms) | {
+            "seed": None,
+            "legal": 0,
+            "viewer": SPECTATOR,
+            "complete": False,
+            "live": True,
+        }
+        self.rounds: list[dict[str, Any]] = [self.enc.deal(first)]
+        self.moves: list[list[Any]] = []
+        self.state = first
+
+    def add(self, seat: int, move: Move, after: State) -> None:
+        """The decision `seat` made (`move`), and the position after it."""
+        before = self.state
+        ended = after.round_index != before.round_index or after.outcome is not None
+        result = after.results[-1] if ended else None
+        line = DecisionLine(
+            n=len(self.moves) + 1,
+            round=before.round_index,
+            seat=seat,
+            request=0,
+            move=spec_of(move),
+        )
+        step = Step(line, before, after, result)
+        self.rounds[-1]["k"] += 1
+        self.moves.append(self.enc.step(step))
+        if result is not None:
+            self.rounds[-1]["x"] = self.enc.end(step)
+            if after.outcome is None:
+                self.rounds.append(self.enc.deal(after))
+        self.state = after
+
+    def data(self) -> dict[str, Any]:
+        """The page data so far (its lists are shared: encode it before the next `add`)."""
+        ongoing = self.state.outcome is None
+        return self.head | {
+            "next": self.state.to_move if ongoing else None,
+            "start": len(self.moves) + len(self.rounds),  # the latest position
+            "R": self.rounds,
+            "S": self.moves,
+            "end": None,
+        }
+
+
+def public_problem(data: dict[str, Any]) -> str | None:
+    """What in `data` a spectator of a game in play may not see, or None: each deal's
+    hands are counts, each step's latency, drawn tile and penalty tiles unknown, and
+    it carries no legal moves, notes, faults or timings. (A round's end shows its
+    hands: public once the round is scored.)"""
+    if data.get("viewer") != SPECTATOR or data.get("seed") is not None or data.get("legal"):
+        return "not a spectator's view"
+    for r, deal in enumerate(data["R"]):
+        if not all(isinstance(h, int) for h in deal["hands"]):
+            return f"round {r + 1}: a hand's tiles"
+    for g, step in enumerate(data["S"]):
+        seat, action, tile, _train, latency = step[:5]
+        if latency != -1:
+            return f"decision {g + 1}: seat {seat}'s time"
+        if action == _ACTIONS[MoveKind.DRAW] and tile != -1:
+            return f"decision {g + 1}: the tile seat {seat} drew"
+        if len(step) > 5:
+            extra = step[5]
+            if not PUBLIC_EXTRAS.issuperset(extra):
+                return f"decision {g + 1}: {sorted(set(extra) - PUBLIC_EXTRAS)} of seat {seat}"
+            if any(t != -1 for t in extra.get("p", ())):
+                return f"decision {g + 1}: seat {seat}'s penalty tiles"
+    return None
+
+
+def _head(game: str, rules: Rules, names: list[str], move_ms: list[int]) -> dict[str, Any]:
+    """What the page says of the game whatever its viewer."""
+    return {
+        "v": 1,
+        "game": game,
+        "rules": _rules_text(rules),
+        "players": rules.players,
+        "maxPip": rules.max_pip,
+        "rounds": len(rules.engines),
+        "side": [rules.team_of(s) for s in range(rules.players)],
+        "teams": rules.teams,
+        "names": list(names),
+        "moveMs": list(move_ms),
     }
 
 

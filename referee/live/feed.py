@@ -1,0 +1,233 @@
+"""The games of a league run and what a spectator may see of each, now.
+
+A game is `waiting` (scheduled), `playing`, `held` (over, but another game of its
+deal is not: under duplicate deals its public view would tell that game's seats
+about their own deal), or `shown` (its deal is over: the whole game, every hand, as
+the replay page shows it). With `live = "public"` (refused with duplicate deals) a
+game in play is shown move by move as a spectator sees it: the public view, no hand,
+no draw, no clock (`SpectatorData`), hands only once the game is over.
+
+The feed fails closed: every snapshot of a game in play is checked with
+`public_problem` before it is encoded; one that holds anything a spectator may not
+see is never sent, the game is marked `withheld` for the rest of the run, and the
+problem is logged for the organiser. A game's snapshot is encoded once per change
+(at most every `interval` seconds), however many spectators follow it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from ..game.match import Decision, Recorder
+from ..logs.gamelog import read_log
+from ..logs.replay_html import SpectatorData, page_data, public_problem
+from ..logs.replay_text import select
+from ..rules import Rules, State
+
+log = logging.getLogger(__name__)
+
+PUBLIC = "public"  # games in play shown move by move (not with duplicate deals)
+AFTER_DEAL = "after-deal"  # a game shown once every game of its deal is over
+MODES = (AFTER_DEAL, PUBLIC)
+
+
+@dataclass
+class LiveGame:
+    """One game of the run, as the feed knows it."""
+
+    game_id: str
+    names: list[str]
+    deal: int  # its deal's seed: the games that share it are its deal's rotations
+    status: str = "waiting"  # waiting, playing, held, shown, withheld, abandoned
+    decisions: int = 0  # counted in public mode only (a count is a fact about the deal)
+    view: SpectatorData | None = None  # public mode, while it is played
+    snapshot: bytes = b""  # the page data last encoded for spectators
+    log: Path | None = None
+    version: int = 0  # changes whenever what spectators may see of it changes
+    snapped: int = -1  # the version `snapshot` holds
+    snapped_at: float = float("-inf")
+
+    def summary(self, public: bool) -> dict[str, Any]:
+        """Its line in the list of games: no progress of a game whose deal is secret."""
+        out: dict[str, Any] = {"game": self.game_id, "names": self.names, "status": self.status}
+        if public and self.status == "playing":
+            out["decisions"] = self.decisions
+        return out
+
+
+@dataclass
+class LiveFeed:
+    """The games of one run and the spectators' view of them (see the module's doc)."""
+
+    mode: str
+    duplicate: bool
+    games: dict[str, LiveGame] = field(default_factory=dict)
+    deal_games: Counter[int] = field(default_factory=Counter)  # games per deal, all told
+    deal_over: Counter[int] = field(default_factory=Counter)  # games of each deal over
+    interval: float = 0.5  # seconds between snapshots of a game in play
+    per_deal: int = 1  # games of a deal the schedule did not list (a match's: 2)
+    version: int = 0  # the list's
+    changed: trio.Event = field(default_factory=trio.Event)
+    over: bool = False  # the run ended: the streams end once they have sent the last
+    ended: trio.Event = field(default_factory=trio.Event)  # set with `over`
+    streams: int = 0  # open event streams (the server counts them)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"live = {self.mode!r}: expected one of {', '.join(MODES)}")
+        if self.mode == PUBLIC and self.duplicate:
+            raise ValueError(
+                'live = "public" shows a deal while its other rotations are played: '
+                "not with duplicate deals"
+            )
+
+    @property
+    def public(self) -> bool:
+        return self.mode == PUBLIC
+
+    def schedule(self, games: Iterable[tuple[str, list[str], int]], done: Iterable[str]) -> None:
+        """Every game of the run (id, seat names, deal seed), and those recorded already."""
+        finished = set(done)
+        for game_id, names, deal in games:
+            self.deal_games[deal] += 1
+            game = self.games.setdefault(game_id, LiveGame(game_id, names, deal))
+            if game_id in finished:
+                self.deal_over[deal] += 1
+                game.status = "recorded"  # before this run: its log is on the results site
+        self._touch()
+
+    def begin(
+        self,
+        game_id: str,
+        names: list[str],
+        deal: int,
+        rules: Rules,
+        first: State,
+        move_ms: list[int],
+    ) -> Recorder:
+        """A game starts: the recorder that follows it for the feed."""
+        game = self.games.get(game_id)
+        if game is None:  # a game the schedule did not list (a match's open stream)
+            game = self.games[game_id] = LiveGame(game_id, names, deal)
+            if deal not in self.deal_games:
+                self.deal_games[deal] = self.per_deal
+        game.status = "playing"
+        if self.public:
+            game.view = SpectatorData(game_id, rules, first, names, move_ms)
+            self._snap(game)
+        self._touch(game)
+        return _Follow(self, game)
+
+    async def end(self, game_id: str, log_path: Path) -> None:
+        """A game is over and its log complete: it is held, or shown with its deal (the
+        pages are made from the logs in a worker thread: the games play on)."""
+        game = self.games[game_id]
+        game.log = log_path
+        game.view = None
+        game.status = "held"
+        self.deal_over[game.deal] += 1
+        self._touch(game)
+        if self.deal_over[game.deal] >= self.deal_games[game.deal]:
+            held = [g for g in self.games.values() if g.deal == game.deal and g.status == "held"]
+            for other in held:
+                other.snapshot = await trio.to_thread.run_sync(_whole, other)
+                other.status = "shown"
+                self._touch(other)
+
+    def abandon(self, game_id: str) -> None:
+        """A game stopped before its end (the run was stopped): nothing more of it."""
+        game = self.games[game_id]
+        if game.status == "playing":
+            game.status = "abandoned"
+            game.view = None
+            game.snapshot = b""
+            self._touch(game)
+
+    def finish(self) -> None:
+        """The run is over: the streams send what they have and end."""
+        self.over = True
+        self.ended.set()
+        self._touch()
+
+    async def pause(self) -> None:
+        """Wait an interval, or less if the run ends meanwhile (streams send at most one
+        change an interval, and the last one at once)."""
+        with trio.move_on_after(self.interval):
+            await self.ended.wait()
+
+    def moved(self, game: LiveGame) -> None:
+        game.decisions += 1
+        self._touch(game)
+
+    def snapshot(self, game: LiveGame) -> bytes:
+        """What spectators may see of `game` now, encoded (empty: nothing). A game in
+        play is encoded at most once every `interval` seconds, however many ask: its
+        snapshot may then lag behind (`game.snapped` < `game.version`)."""
+        if game.status == "playing" and game.view is not None and game.snapped != game.version:
+            now = trio.current_time()
+            if now - game.snapped_at >= self.interval or not game.snapshot:
+                version = game.version
+                self._snap(game)
+                game.snapped, game.snapped_at = version, now
+        elif game.status != "playing":
+            game.snapped = game.version
+        return game.snapshot
+
+    def listing(self) -> bytes:
+        return msgspec.json.encode(
+            {
+                "mode": self.mode,
+                "over": self.over,
+                "games": [g.summary(self.public) for g in self.games.values()],
+            }
+        )
+
+    def _snap(self, game: LiveGame) -> None:
+        assert game.view is not None
+        data = game.view.data()
+        problem = public_problem(data)
+        if problem is not None:  # never sent: the game is withheld from here on
+            log.error("live feed: %s would have shown %s; withheld", game.game_id, problem)
+            game.status, game.view, game.snapshot = "withheld", None, b""
+            return
+        game.snapshot = msgspec.json.encode(data)
+
+    def _touch(self, game: LiveGame | None = None) -> None:
+        if game is not None:
+            game.version += 1
+        self.version += 1
+        self.changed.set()
+        self.changed = trio.Event()
+
+
+def _whole(game: LiveGame) -> bytes:
+    """The whole game, every hand: its deal is over. Without the seed (it deals the
+    boneyard's order, and stays the organiser's), as on the results site."""
+    assert game.log is not None
+    full = read_log(game.log)
+    data = page_data(full, select(full, None, None, None))
+    data["seed"] = None
+    data["start"] = 0
+    return msgspec.json.encode(data)
+
+
+class _Follow(Recorder):
+    """Follows one game for the feed: in public mode its spectator's view, move by move."""
+
+    def __init__(self, feed: LiveFeed, game: LiveGame) -> None:
+        self.feed = feed
+        self.game = game
+
+    def decision(self, record: Decision, state: State) -> None:
+        view = self.game.view
+        if view is not None:  # public mode: the seat and its move, nothing else of it
+            view.add(record.seat, record.move, state)
+            self.feed.moved(self.game)

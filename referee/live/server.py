@@ -1,0 +1,181 @@
+"""The live pages over HTTP: Starlette on hypercorn's trio worker, in the referee's own
+trio process (no thread, no other event loop).
+
+- `/`: the games of the run (`assets/live.html`), kept current by `/events`;
+- `/games`: the same list as JSON, once;
+- `/events`: Server-Sent Events, the list each time it changes;
+- `/game/ID`: one game in the replay viewer (`assets/replay.html`, fetched as
+  `/viewer`), redrawn from `/game/ID/events` as it changes: the public view while it is
+  played (where the league allows it), the whole game once its deal is over;
+- `/site/...`: the results site, when the league builds one (`--site`).
+
+Every body is the feed's (`LiveFeed`): this module adds no fact of a game. An event's
+data is one line of JSON (a bot's text in it is escaped JSON text; the pages show it as
+text). A stream sends a comment every `KEEPALIVE_S` seconds to keep proxies open, and
+ends once its game is shown, or when the run is over.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import cast
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from hypercorn.typing import Framework
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .feed import LiveFeed, LiveGame
+
+KEEPALIVE_S = 15.0
+FINAL = ("shown", "withheld", "abandoned", "recorded")  # nothing more will come
+_NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+def _asset(name: str) -> str:
+    return resources.files("referee").joinpath(f"assets/{name}").read_text(encoding="utf-8")
+
+
+def app(feed: LiveFeed, site: Path | None = None) -> Starlette:
+    """The ASGI application serving `feed` (and the results site in `site`)."""
+    page = _asset("live.html")
+    viewer = _asset("replay.html")
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(page, headers=_NO_STORE)
+
+    async def viewer_page(request: Request) -> Response:
+        return HTMLResponse(viewer, headers=_NO_STORE)
+
+    async def listing(request: Request) -> Response:
+        return Response(feed.listing(), media_type="application/json", headers=_NO_STORE)
+
+    async def list_events(request: Request) -> Response:
+        return _stream(feed, _list_stream(feed))
+
+    async def game_page(request: Request) -> Response:
+        if request.path_params["game"] not in feed.games:
+            return Response("no such game\n", status_code=404, media_type="text/plain")
+        return HTMLResponse(page, headers=_NO_STORE)
+
+    async def game_events(request: Request) -> Response:
+        game = feed.games.get(request.path_params["game"])
+        if game is None:
+            return Response("no such game\n", status_code=404, media_type="text/plain")
+        return _stream(feed, _game_stream(feed, game))
+
+    routes: list[BaseRoute] = [
+        Route("/", index),
+        Route("/viewer", viewer_page),
+        Route("/games", listing),
+        Route("/events", list_events),
+        Route("/game/{game}", game_page),
+        Route("/game/{game}/events", game_events),
+    ]
+    if site is not None:
+        routes.append(Mount("/site", StaticFiles(directory=site, html=True, check_dir=False)))
+    return Starlette(routes=routes)
+
+
+def _stream(feed: LiveFeed, events: AsyncIterator[bytes]) -> Response:
+    async def counted() -> AsyncIterator[bytes]:
+        feed.streams += 1
+        try:
+            async for event in events:
+                yield event
+        finally:
+            feed.streams -= 1
+
+    return StreamingResponse(
+        counted(),
+        media_type="text/event-stream",
+        headers=_NO_STORE | {"X-Accel-Buffering": "no"},
+    )
+
+
+def _event(name: str, data: bytes) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
+
+
+async def _list_stream(feed: LiveFeed) -> AsyncIterator[bytes]:
+    sent = -1
+    while True:
+        if feed.version != sent:
+            sent = feed.version
+            yield _event("games", feed.listing())
+            if feed.over:
+                return
+            await feed.pause()  # at most one list an interval
+            continue
+        changed = feed.changed
+        with trio.move_on_after(KEEPALIVE_S):
+            await changed.wait()
+            continue
+        yield b": keep-alive\n\n"
+
+
+async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
+    """The game's status, and its snapshot each time it changes (at most one an
+    interval), until it is shown whole or the run is over."""
+    sent_status, sent_snap = "", b""
+    while True:
+        seen = game.version
+        snap = feed.snapshot(game)
+        if game.status != sent_status:
+            sent_status = game.status
+            yield _event("status", b'"' + game.status.encode() + b'"')
+        if snap and snap is not sent_snap:
+            sent_snap = snap
+            yield _event("game", snap)
+        if game.status in FINAL or feed.over:
+            return
+        if game.status == "playing" and game.snapped != game.version and snap:
+            await feed.pause()  # moves not yet in the snapshot
+            continue
+        with trio.move_on_after(KEEPALIVE_S):
+            while game.version == seen and not feed.over:
+                await feed.changed.wait()
+            continue
+        yield b": keep-alive\n\n"
+
+
+async def serve(
+    feed: LiveFeed,
+    host: str,
+    port: int,
+    site: Path | None = None,
+    *,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the feed on `host:port` until cancelled; `task_status` gets the address."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.graceful_timeout = 1.0
+    config.accesslog = None
+    config.errorlog = None
+    config.keep_alive_timeout = 30.0
+    config.h2_max_concurrent_streams = 100
+    config.backlog = 128
+    shutdown = trio.Event()
+    try:
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(
+                lambda task_status: hypercorn_serve(
+                    cast(Framework, app(feed, site)),  # an ASGI app: Starlette's types differ
+                    config,
+                    shutdown_trigger=shutdown.wait,
+                    task_status=task_status,
+                )
+            )
+            task_status.started(binds[0])
+            await trio.sleep(math.inf)
+    finally:
+        shutdown.set()

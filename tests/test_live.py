@@ -1,0 +1,272 @@
+"""The live feed (`referee league --live PORT`, issue 43): spectators connected to a
+real league throughout, on real processes, byte by byte.
+
+- Duplicate deals (`live = "after-deal"`, the default): nothing a spectator receives
+  about a game, before every game of its deal is over, holds a fact of the game: the
+  list gives its seats and a status only (no move count), and its stream sends no
+  game data until the last log of its deal is complete (each log file's time against
+  the time each event came). Every game is received once its deal is over, whole, as
+  the replay page's full view of its log (without the seed).
+- Non-duplicate deals with `live = "public"`: a game is sent move by move as it is
+  played, and each snapshot is the spectator's view: its decisions are a prefix of
+  the public part the results site makes of the finished game (`mask` of a seat's
+  view, another code path), every hand a count; then the whole game once it is over.
+- `live = "public"` with duplicate deals is refused in one line before anything starts.
+- Fails closed: a snapshot that would hold a hand is never sent, and the game is
+  withheld for the rest of the run.
+
+Switching the embargo off in `LiveFeed.end` (showing a game as soon as it ends) fails
+the first test: the first rotation of each deal is then received before the second's
+log is written (games of one deal never overlap: `league.apart`).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.game.match import Decision
+from referee.live.feed import LiveFeed
+from referee.logs.gamelog import read_log
+from referee.logs.replay_html import SpectatorData, page_data
+from referee.logs.replay_text import select
+from referee.rules import apply, legal_moves, new_game, preset
+from referee.site.gamedata import mask, seat_view
+
+PY = sys.executable
+BIN = Path(PY).parent
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "200"}
+
+
+def league_file(folder: Path, *, duplicate: bool, live: str | None, bots: dict[str, str]) -> Path:
+    lines = [
+        "[league]",
+        'name = "live"',
+        'format = "round-robin"',
+        "table = 2",
+        "deals = 2",
+        f"duplicate = {'true' if duplicate else 'false'}",
+        'out = "out"',
+        'deal_key = "' + "d00d" * 16 + '"',
+        'bot_seed_key = "' + "b07" * 8 + '"',
+    ]
+    if live is not None:
+        lines.append(f'live = "{live}"')
+    lines += ["", "[rules]", 'preset = "standard"', "max_pip = 6", "", "[time]", "move_ms = 2000"]
+    for name, command in bots.items():
+        lines += ["", "[[bot]]", f'name = "{name}"', f'command = "{command}"']
+    path = folder / "league.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass
+class Stream:
+    """One Server-Sent Events stream, read in a thread: each event with the time it came."""
+
+    host: str
+    port: int
+    path: str
+    events: list[tuple[float, str, str]] = field(default_factory=list)  # (time, name, data)
+    raw: bytearray = field(default_factory=bytearray)
+    thread: threading.Thread | None = None
+
+    def start(self) -> Stream:
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        return self
+
+    def _read(self) -> None:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        conn.request("GET", self.path)
+        response = conn.getresponse()
+        assert response.status == 200, response.status
+        name, data = "message", ""
+        while line := response.readline():
+            self.raw += line
+            text = line.decode("utf-8").rstrip("\n")
+            if text.startswith("event: "):
+                name = text[7:]
+            elif text.startswith("data: "):
+                data = text[6:]
+            elif text == "" and data:
+                self.events.append((time.time(), name, data))
+                name, data = "message", ""
+        conn.close()
+
+    def join(self) -> None:
+        assert self.thread is not None
+        self.thread.join(60)
+        assert not self.thread.is_alive(), f"{self.path}: the stream did not end"
+
+
+@dataclass
+class Watched:
+    out: Path
+    games: list[Stream]
+    listing: Stream
+
+
+def watch(folder: Path, league: Path, *extra: str) -> Watched:
+    """Run the league with --live 0, a spectator on the list and on every game's stream
+    from the start; return once the league is over and every stream has ended."""
+    proc = subprocess.Popen(
+        [PY, "-m", "referee", "league", str(league), "--live", "0", "-q", *extra],
+        cwd=folder,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.startswith("live: http://"), first
+        host, port = first.strip()[len("live: http://") :].rstrip("/").rsplit(":", 1)
+        listing = Stream(host, int(port), "/events").start()
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        conn.request("GET", "/games")
+        games = [g["game"] for g in json.loads(conn.getresponse().read())["games"]]
+        conn.close()
+        streams = [Stream(host, int(port), f"/game/{g}/events").start() for g in games]
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, first + err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    listing.join()
+    for s in streams:
+        s.join()
+    return Watched(folder / "out", streams, listing)
+
+
+def whole(log_path: Path) -> dict[str, Any]:
+    log = read_log(log_path)
+    data = page_data(log, select(log, None, None, None))
+    return data | {"seed": None, "start": 0}
+
+
+@pytest.fixture(scope="module")
+def duplicate(tmp_path_factory: pytest.TempPathFactory) -> Watched:
+    folder = tmp_path_factory.mktemp("live-duplicate")
+    bots = {
+        "greedy": f"{PY} {ROOT / 'sample_bots' / 'greedy_bot.py'}",
+        "search": f"{PY} {ROOT / 'sample_bots' / 'search_bot.py'} --worlds 2",
+    }
+    return watch(folder, league_file(folder, duplicate=True, live=None, bots=bots), "-j", "2")
+
+
+def test_under_duplicate_deals_nothing_of_a_game_comes_before_its_deal_is_over(
+    duplicate: Watched,
+) -> None:
+    logs = sorted((duplicate.out / "logs").glob("g*.jsonl.gz"))
+    assert len(logs) == 4  # two deals, each in both seatings
+    deal_of = {p.name.split(".")[0]: read_log(p).header.seed for p in logs}
+    deal_over = {
+        seed: max(p.stat().st_mtime for p in logs if deal_of[p.name.split(".")[0]] == seed)
+        for seed in set(deal_of.values())
+    }
+    for stream in duplicate.games:
+        game = stream.path.split("/")[2]
+        sent = [(t, name, data) for t, name, data in stream.events if name == "game"]
+        assert len(sent) == 1, (game, [n for _, n, _ in stream.events])
+        came, _, data = sent[0]
+        assert came >= deal_over[deal_of[game]], f"{game} was shown before its deal was over"
+        # What came is the whole game, as the replay page shows its log (no seed).
+        assert json.loads(data) == whole(duplicate.out / "logs" / f"{game}.jsonl.gz")
+        # Its statuses, in order, and its data only after the last ("shown").
+        order = [json.loads(d) if n == "status" else n for _, n, d in stream.events]
+        assert order[-2:] == ["shown", "game"], (game, order)
+        assert set(order[:-2]) <= {"waiting", "playing", "held"}, (game, order)
+    # The list names each game's seats and status, and no count of its moves.
+    for _, _, data in duplicate.listing.events:
+        for entry in json.loads(data)["games"]:
+            assert set(entry) == {"game", "names", "status"}, entry
+    assert json.loads(duplicate.listing.events[-1][2])["over"] is True
+
+
+def test_the_search_bots_notes_are_in_the_game_once_its_deal_is_over(duplicate: Watched) -> None:
+    said = 0
+    for stream in duplicate.games:
+        data = json.loads(next(d for _, n, d in stream.events if n == "game"))
+        said += sum(1 for step in data["S"] if len(step) > 5 and "t" in step[5])
+    assert said > 10
+
+
+def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
+    tmp_path: Path,
+) -> None:
+    bots = {
+        "greedy": f"{PY} {ROOT / 'sample_bots' / 'greedy_bot.py'}",
+        "slow": f"{PY} {ROOT / 'tests' / 'bots' / 'slow.py'} 0.02",
+    }
+    league = league_file(tmp_path, duplicate=False, live="public", bots=bots)
+    watched = watch(tmp_path, league, "-j", "1")
+    moving = 0
+    for stream in watched.games:
+        game = stream.path.split("/")[2]
+        log = read_log(watched.out / "logs" / f"{game}.jsonl.gz")
+        public = mask(seat_view(log, 0), 0)  # the results site's public part's source
+        snaps = [json.loads(d) for _, n, d in stream.events if n == "game"]
+        assert snaps[-1] == whole(watched.out / "logs" / f"{game}.jsonl.gz")
+        live = snaps[:-1]
+        moving += len(live) > 1
+        for snap in live:
+            assert snap["viewer"] == -1 and snap["seed"] is None and snap["live"] is True
+            k = len(snap["S"])
+            assert snap["S"] == public["S"][:k]
+            assert all(isinstance(h, int) for deal in snap["R"] for h in deal["hands"])
+            *done, going = snap["R"]
+            assert done == public["R"][: len(done)]  # the rounds over: as the site has them
+            theirs = public["R"][len(done)]
+            assert {k: v for k, v in going.items() if k not in "kx"} == {
+                k: v for k, v in theirs.items() if k not in "kx"
+            }
+        assert [len(s["S"]) for s in live] == sorted(len(s["S"]) for s in live)
+    assert moving == len(watched.games) == 2  # every game was seen as it was played
+
+
+def test_public_live_with_duplicate_deals_is_refused_in_one_line(tmp_path: Path) -> None:
+    bots = {"a": f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"}
+    bots["b"] = bots["a"]
+    league = league_file(tmp_path, duplicate=True, live="public", bots=bots)
+    done = subprocess.run(
+        [PY, "-m", "referee", "league", str(league), "--live", "0"],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "league.live" in done.stderr, done.stderr
+    assert not (tmp_path / "out" / "logs").exists()
+
+
+async def test_a_snapshot_that_would_show_a_hand_is_never_sent() -> None:
+    rules = preset("standard", max_pip=6, players=2)
+    feed = LiveFeed("public", duplicate=False)
+    feed.schedule([("g1", ["a", "b"], 7)], ())
+    state = new_game(rules, 7)
+    follow = feed.begin("g1", ["a", "b"], 7, rules, state, [1000, 1000])
+    game = feed.games["g1"]
+    assert game.snapshot and json.loads(game.snapshot)["S"] == []
+    view = game.view
+    assert isinstance(view, SpectatorData)
+    view.rounds[0]["hands"][1] = [1, 2, 3]  # a bug that would show seat 1's tiles
+    move = legal_moves(state)[0]
+    seat = state.to_move
+    after = apply(state, move)
+    follow.decision(Decision(seat, 1, move, 1.0, False, (), 0), after)
+    assert feed.snapshot(game) == b"" and game.status == "withheld"
+    assert b"[1,2,3]" not in feed.listing()

@@ -42,6 +42,8 @@ from referee.logs.replay_html import SpectatorData, page_data
 from referee.logs.replay_text import select
 from referee.rules import apply, legal_moves, new_game, preset
 from referee.site.gamedata import mask, seat_view
+from tests.test_replay_html import Browser
+from tests.test_replay_html import browser as browser  # the fixture: one Chromium
 
 PY = sys.executable
 BIN = Path(PY).parent
@@ -118,9 +120,8 @@ class Watched:
     listing: Stream
 
 
-def watch(folder: Path, league: Path, *extra: str) -> Watched:
-    """Run the league with --live 0, a spectator on the list and on every game's stream
-    from the start; return once the league is over and every stream has ended."""
+def started(folder: Path, league: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """`referee league LEAGUE --live 0` started, and the address it serves on."""
     proc = subprocess.Popen(
         [PY, "-m", "referee", "league", str(league), "--live", "0", "-q", *extra],
         cwd=folder,
@@ -129,11 +130,20 @@ def watch(folder: Path, league: Path, *extra: str) -> Watched:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    if not first.startswith("live: http://"):
+        proc.kill()
+        raise AssertionError(first + proc.stderr.read())
+    return proc, first[len("live: ") :].strip()
+
+
+def watch(folder: Path, league: Path, *extra: str) -> Watched:
+    """Run the league with --live 0, a spectator on the list and on every game's stream
+    from the start; return once the league is over and every stream has ended."""
+    proc, address = started(folder, league, *extra)
     try:
-        assert proc.stderr is not None
-        first = proc.stderr.readline()
-        assert first.startswith("live: http://"), first
-        host, port = first.strip()[len("live: http://") :].rstrip("/").rsplit(":", 1)
+        host, port = address[len("http://") :].rstrip("/").rsplit(":", 1)
         listing = Stream(host, int(port), "/events").start()
         conn = http.client.HTTPConnection(host, int(port), timeout=30)
         conn.request("GET", "/games")
@@ -141,7 +151,7 @@ def watch(folder: Path, league: Path, *extra: str) -> Watched:
         conn.close()
         streams = [Stream(host, int(port), f"/game/{g}/events").start() for g in games]
         _, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, first + err
+        assert proc.returncode == 0, err
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -270,3 +280,83 @@ async def test_a_snapshot_that_would_show_a_hand_is_never_sent() -> None:
     follow.decision(Decision(seat, 1, move, 1.0, False, (), 0), after)
     assert feed.snapshot(game) == b"" and game.status == "withheld"
     assert b"[1,2,3]" not in feed.listing()
+
+
+# In the live page, the viewer's frame once it is drawn (null while it is redrawn): its
+# header, the decision number of the first move that carries a note (0: none), whether
+# its numbers are plotted, and, for move N, the caption.
+def viewer(move: int = 0) -> str:
+    return (
+        "(() => { const w = document.getElementById('view').contentWindow;"
+        " const d = w && w.document; const data = d && d.getElementById('replay-data');"
+        " if (!w.replay || !data || !d.getElementById('sub')) return null;"
+        " const S = JSON.parse(data.textContent).S;"
+        f" if ({move}) w.replay.go(w.replay.frameOfMove({move}));"
+        " return { sub: d.getElementById('sub').textContent,"
+        " noted: S.findIndex((s) => s.length > 5 && s[5].t !== undefined) + 1,"
+        " plotted: !d.getElementById('info').hidden,"
+        " caption: d.getElementById('move').textContent }; })()"
+    )
+
+
+FITS = "document.documentElement.scrollWidth <= innerWidth"
+
+
+def test_the_live_page_follows_a_league_and_shows_notes_once_a_game_is_over(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A public league of two games, followed in Chromium from its start: game 1 at
+    1400 px, the list at 800 px, game 2 at 400 px; each game is redrawn as it is played
+    (live, no note), then shown whole with the search bot's notes."""
+    bots = {
+        "search": f"{PY} {ROOT / 'sample_bots' / 'search_bot.py'} --worlds 2",
+        "slow": f"{PY} {ROOT / 'tests' / 'bots' / 'slow.py'} 0.03",
+    }
+    league = league_file(tmp_path, duplicate=False, live="public", bots=bots)
+    proc, address = started(tmp_path, league, "-j", "1")
+    try:
+        for game, width in (("g00001", 1400), ("g00002", 400)):
+            browser.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+                session=True,
+            )
+            browser.navigate(f"{address}game/{game}")
+            # In play: redrawn as moves come, the public view only (no note).
+            assert browser.until(
+                "document.body.dataset.status === 'playing' && document.body.dataset.drawn >= 2",
+                timeout=60,
+            ), (game, browser.js("document.body.dataset.status"))
+            live = browser.until(viewer(), timeout=20)
+            assert live and "LIVE" in live["sub"] and live["noted"] == 0, live
+            assert browser.js(FITS)
+            # Over: the whole game, and the search bot's note beside its move.
+            assert browser.until("document.body.dataset.status === 'shown'", timeout=120), game
+            whole_game = browser.until(
+                f"(() => {{ const v = {viewer()}; return v && v.noted && v; }})()"
+            )
+            assert whole_game and "LIVE" not in whole_game["sub"], whole_game
+            noted = browser.js(viewer(whole_game["noted"]))
+            assert " over 2 worlds" in noted["caption"] and noted["plotted"], noted
+            assert browser.js(FITS), (game, width)
+            if game == "g00001":  # the list, while game 2 is played
+                browser.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": 800, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+                    session=True,
+                )
+                browser.navigate(address)
+                assert browser.until(
+                    "!!(document.querySelector('tr[data-game=g00001][data-status=shown]') && "
+                    "document.querySelector('tr[data-game=g00002]'))",
+                    timeout=30,
+                )
+                assert browser.js(FITS)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # No error; no request but the live server's own (the viewer is drawn from its data).
+    served = ("request: " + address, "request: about:srcdoc")
+    assert [p for p in browser.problems() if not p.startswith(served)] == []

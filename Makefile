@@ -119,6 +119,7 @@ bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra
 	$(BIN)/python bench/bench_league.py
 	$(BIN)/python bench/bench_sandbox.py
 	$(BIN)/python bench/bench_cluster.py
+	$(BIN)/python bench/bench_live.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis league-out

@@ -47,20 +47,20 @@ class LiveGame:
     names: list[str]
     deal: int  # its deal's seed: the games that share it are its deal's rotations
     status: str = "waiting"  # waiting, playing, held, shown, withheld, abandoned
-    decisions: int = 0  # counted in public mode only (a count is a fact about the deal)
     view: SpectatorData | None = None  # public mode, while it is played
     snapshot: bytes = b""  # the page data last encoded for spectators
     log: Path | None = None
     version: int = 0  # changes whenever what spectators may see of it changes
+    changed: trio.Event = field(default_factory=trio.Event)  # set when `version` changes
     snapped: int = -1  # the version `snapshot` holds
     snapped_at: float = float("-inf")
+    framed: bytes = b""  # the snapshot as an event (`LiveFeed.framed`)
+    framed_from: bytes = b""
 
-    def summary(self, public: bool) -> dict[str, Any]:
-        """Its line in the list of games: no progress of a game whose deal is secret."""
-        out: dict[str, Any] = {"game": self.game_id, "names": self.names, "status": self.status}
-        if public and self.status == "playing":
-            out["decisions"] = self.decisions
-        return out
+    def summary(self) -> dict[str, Any]:
+        """Its line in the list of games: its seats and status, no progress (the list
+        changes only when a game starts or ends; a game's own page shows its moves)."""
+        return {"game": self.game_id, "names": self.names, "status": self.status}
 
 
 @dataclass
@@ -155,6 +155,8 @@ class LiveFeed:
         """The run is over: the streams send what they have and end."""
         self.over = True
         self.ended.set()
+        for game in self.games.values():
+            game.changed.set()
         self._touch()
 
     async def pause(self) -> None:
@@ -164,8 +166,10 @@ class LiveFeed:
             await self.ended.wait()
 
     def moved(self, game: LiveGame) -> None:
-        game.decisions += 1
-        self._touch(game)
+        """A move of a game shown in play: its page changes, the list does not."""
+        game.version += 1
+        game.changed.set()
+        game.changed = trio.Event()
 
     def snapshot(self, game: LiveGame) -> bytes:
         """What spectators may see of `game` now, encoded (empty: nothing). A game in
@@ -181,12 +185,19 @@ class LiveFeed:
             game.snapped = game.version
         return game.snapshot
 
+    def framed(self, game: LiveGame) -> bytes:
+        """The snapshot as one Server-Sent Event (`game`), made once per snapshot."""
+        if game.framed_from is not game.snapshot:
+            game.framed_from = game.snapshot
+            game.framed = b"event: game\ndata: " + game.snapshot + b"\n\n"
+        return game.framed
+
     def listing(self) -> bytes:
         return msgspec.json.encode(
             {
                 "mode": self.mode,
                 "over": self.over,
-                "games": [g.summary(self.public) for g in self.games.values()],
+                "games": [g.summary() for g in self.games.values()],
             }
         )
 
@@ -201,8 +212,9 @@ class LiveFeed:
         game.snapshot = msgspec.json.encode(data)
 
     def _touch(self, game: LiveGame | None = None) -> None:
+        """The list changed (and `game`, if given)."""
         if game is not None:
-            game.version += 1
+            self.moved(game)
         self.version += 1
         self.changed.set()
         self.changed = trio.Event()

@@ -134,7 +134,7 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
             yield _event("status", b'"' + game.status.encode() + b'"')
         if snap and snap is not sent_snap:
             sent_snap = snap
-            yield _event("game", snap)
+            yield feed.framed(game)  # framed once for every stream that sends it
         if game.status in FINAL or feed.over:
             return
         if game.status == "playing" and game.snapped != game.version and snap:
@@ -142,7 +142,7 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
             continue
         with trio.move_on_after(KEEPALIVE_S):
             while game.version == seen and not feed.over:
-                await feed.changed.wait()
+                await game.changed.wait()
             continue
         yield b": keep-alive\n\n"
 

@@ -8,7 +8,8 @@ real league throughout, on real processes, byte by byte.
   the time each event came). Every game is received once its deal is over, whole, as
   the replay page's full view of its log (without the seed).
 - Non-duplicate deals with `live = "public"`: a game is sent move by move as it is
-  played, and each snapshot is the spectator's view: its decisions are a prefix of
+  played (whole, then each time the decisions since the last), and each snapshot is
+  the spectator's view: its decisions are a prefix of
   the public part the results site makes of the finished game (`mask` of a seat's
   view, another code path), every hand a count; then the whole game once it is over.
 - `live = "public"` with duplicate deals is refused in one line before anything starts.
@@ -161,10 +162,39 @@ def watch(folder: Path, league: Path, *extra: str) -> Watched:
     return Watched(folder / "out", streams, listing)
 
 
+def pages(stream: Stream) -> list[dict[str, Any]]:
+    """The page's data after each event of a game's stream: whole (`game`), or the
+    decisions and deals since the last (`more`), applied as the live page does."""
+    out: list[dict[str, Any]] = []
+    for _, name, data in stream.events:
+        if name == "game":
+            out.append(json.loads(data))
+        elif name == "more":
+            more, last = json.loads(data), out[-1]
+            assert len(last["S"]) == more["from"], (stream.path, more["from"])
+            out.append(
+                last
+                | {
+                    "S": last["S"] + more["S"],
+                    "R": last["R"][: more["rfrom"]] + more["R"],
+                    "next": more["next"],
+                    "start": more["start"],
+                }
+            )
+    return out
+
+
 def whole(log_path: Path) -> dict[str, Any]:
+    """The replay page's full view of a log, without its seed and legal moves."""
     log = read_log(log_path)
     data = page_data(log, select(log, None, None, None))
-    return data | {"seed": None, "start": 0}
+    steps = [
+        step[:5] + ([extra] if (extra := {k: v for k, v in step[5].items() if k != "g"}) else [])
+        if len(step) > 5
+        else step
+        for step in data["S"]
+    ]
+    return data | {"seed": None, "start": 0, "legal": 0, "S": steps}
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +258,7 @@ def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
         game = stream.path.split("/")[2]
         log = read_log(watched.out / "logs" / f"{game}.jsonl.gz")
         public = mask(seat_view(log, 0), 0)  # the results site's public part's source
-        snaps = [json.loads(d) for _, n, d in stream.events if n == "game"]
+        snaps = pages(stream)
         assert snaps[-1] == whole(watched.out / "logs" / f"{game}.jsonl.gz")
         live = snaps[:-1]
         moving += len(live) > 1
@@ -245,6 +275,7 @@ def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
             }
         assert [len(s["S"]) for s in live] == sorted(len(s["S"]) for s in live)
     assert moving == len(watched.games) == 2  # every game was seen as it was played
+    assert any(name == "more" for s in watched.games for _, name, _ in s.events)
 
 
 def test_public_live_with_duplicate_deals_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -54,8 +54,11 @@ class LiveGame:
     changed: trio.Event = field(default_factory=trio.Event)  # set when `version` changes
     snapped: int = -1  # the version `snapshot` holds
     snapped_at: float = float("-inf")
+    seq: int = 0  # snapshots made; each is sent whole, or as `more` after the one before
+    more: bytes = b""  # the event that takes a page from snapshot seq - 1 to seq (or none)
     framed: bytes = b""  # the snapshot as an event (`LiveFeed.framed`)
-    framed_from: bytes = b""
+    framed_seq: int = -1
+    lengths: tuple[int, int] = (0, 0)  # the snapshot's decisions and deals
 
     def summary(self) -> dict[str, Any]:
         """Its line in the list of games: its seats and status, no progress (the list
@@ -139,6 +142,8 @@ class LiveFeed:
             held = [g for g in self.games.values() if g.deal == game.deal and g.status == "held"]
             for other in held:
                 other.snapshot = await trio.to_thread.run_sync(_whole, other)
+                other.more = b""  # the whole game is sent whole
+                other.seq += 1
                 other.status = "shown"
                 self._touch(other)
 
@@ -185,10 +190,14 @@ class LiveFeed:
             game.snapped = game.version
         return game.snapshot
 
-    def framed(self, game: LiveGame) -> bytes:
-        """The snapshot as one Server-Sent Event (`game`), made once per snapshot."""
-        if game.framed_from is not game.snapshot:
-            game.framed_from = game.snapshot
+    def framed(self, game: LiveGame, have: int) -> bytes:
+        """The event a page that has snapshot `have` needs: the snapshot as `more` (the
+        decisions and deals since `have`) when it has the one before, else whole
+        (`game`). Each is made once per snapshot, for every stream that sends it."""
+        if have == game.seq - 1 and game.more:
+            return game.more
+        if game.framed_seq != game.seq:
+            game.framed_seq = game.seq
             game.framed = b"event: game\ndata: " + game.snapshot + b"\n\n"
         return game.framed
 
@@ -207,9 +216,25 @@ class LiveFeed:
         problem = public_problem(data)
         if problem is not None:  # never sent: the game is withheld from here on
             log.error("live feed: %s would have shown %s; withheld", game.game_id, problem)
-            game.status, game.view, game.snapshot = "withheld", None, b""
+            game.status, game.view, game.snapshot, game.more = "withheld", None, b"", b""
             return
         game.snapshot = msgspec.json.encode(data)
+        # What changed since the snapshot before, made now from the data just checked:
+        # the new decisions, and the deals from the last one it had (whose count and end
+        # may have changed since).
+        steps, deals = game.lengths
+        if game.seq:
+            more = {
+                "from": steps,
+                "S": data["S"][steps:],
+                "rfrom": deals - 1,
+                "R": data["R"][deals - 1 :],
+                "next": data["next"],
+                "start": data["start"],
+            }
+            game.more = b"event: more\ndata: " + msgspec.json.encode(more) + b"\n\n"
+        game.seq += 1
+        game.lengths = (len(data["S"]), len(data["R"]))
 
     def _touch(self, game: LiveGame | None = None) -> None:
         """The list changed (and `game`, if given)."""
@@ -222,12 +247,21 @@ class LiveFeed:
 
 def _whole(game: LiveGame) -> bytes:
     """The whole game, every hand: its deal is over. Without the seed (it deals the
-    boneyard's order, and stays the organiser's), as on the results site."""
+    boneyard's order, and stays the organiser's), as on the results site, and without
+    the legal moves of each decision."""
     assert game.log is not None
     full = read_log(game.log)
     data = page_data(full, select(full, None, None, None))
     data["seed"] = None
     data["start"] = 0
+    # Each decision's legal moves are left out: about half the bytes, sent to every
+    # spectator; the results site and `replay --html` have them.
+    data["legal"] = 0
+    for step in data["S"]:
+        if len(step) > 5:
+            step[5].pop("g", None)
+            if not step[5]:
+                step.pop()
     return msgspec.json.encode(data)
 
 

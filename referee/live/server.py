@@ -123,22 +123,27 @@ async def _list_stream(feed: LiveFeed) -> AsyncIterator[bytes]:
 
 
 async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
-    """The game's status, and its snapshot each time it changes (at most one an
-    interval), until it is shown whole or the run is over."""
-    sent_status, sent_snap = "", b""
+    """The game's status, and its snapshots (at most one an interval: every stream
+    waits for the same moment, so one encoding serves them all), each as the part
+    since the one before (`more`) or whole (`game`), until it is shown whole or the run
+    is over."""
+    sent_status, have = "", 0
     while True:
         seen = game.version
         snap = feed.snapshot(game)
         if game.status != sent_status:
             sent_status = game.status
             yield _event("status", b'"' + game.status.encode() + b'"')
-        if snap and snap is not sent_snap:
-            sent_snap = snap
-            yield feed.framed(game)  # framed once for every stream that sends it
+        if snap and game.seq != have:
+            event = feed.framed(game, have)
+            have = game.seq
+            yield event
         if game.status in FINAL or feed.over:
             return
         if game.status == "playing" and game.snapped != game.version and snap:
-            await feed.pause()  # moves not yet in the snapshot
+            # Moves not yet in the snapshot: the next one is due an interval after it.
+            with trio.move_on_at(game.snapped_at + feed.interval):
+                await feed.ended.wait()
             continue
         with trio.move_on_after(KEEPALIVE_S):
             while game.version == seen and not feed.over:

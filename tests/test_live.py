@@ -345,6 +345,10 @@ def test_the_live_page_follows_a_league_and_shows_notes_once_a_game_is_over(
     }
     league = league_file(tmp_path, duplicate=False, live="public", bots=bots)
     proc, address = started(tmp_path, league, "-j", "1")
+    said: list[str] = []  # the league's stderr, read as it comes (a full pipe would stop it)
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr or ()), daemon=True)
+    reader.start()
     try:
         for game, width in (("g00001", 1400), ("g00002", 400)):
             browser.call(
@@ -362,7 +366,12 @@ def test_the_live_page_follows_a_league_and_shows_notes_once_a_game_is_over(
             assert live and "LIVE" in live["sub"] and live["noted"] == 0, live
             assert browser.js(FITS)
             # Over: the whole game, and the search bot's note beside its move.
-            assert browser.until("document.body.dataset.status === 'shown'", timeout=120), game
+            assert browser.until("document.body.dataset.status === 'shown'", timeout=120), (
+                game,
+                browser.js("document.getElementById('sub').textContent"),
+                proc.poll(),
+                "".join(said)[-2000:],
+            )
             whole_game = browser.until(
                 f"(() => {{ const v = {viewer()}; return v && v.noted && v; }})()"
             )
@@ -383,11 +392,15 @@ def test_the_live_page_follows_a_league_and_shows_notes_once_a_game_is_over(
                     timeout=30,
                 )
                 assert browser.js(FITS)
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
+        assert proc.wait(timeout=120) == 0, "".join(said)
     finally:
         if proc.poll() is None:
             proc.kill()
+        proc.wait()
+        reader.join(10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     # No error; no request but the live server's own (the viewer is drawn from its data).
     served = ("request: " + address, "request: about:srcdoc")
     assert [p for p in browser.problems() if not p.startswith(served)] == []

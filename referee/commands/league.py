@@ -80,7 +80,10 @@ async def serve_live(
             return await play()
         finally:
             feed.finish()
-            with trio.move_on_after(2):  # the open streams send their last and end
+            # The open streams send their last and end; a page whose stream dropped
+            # meanwhile reconnects within the second (`retry`) and gets the end too.
+            with trio.move_on_after(3):
+                await trio.sleep(1)
                 while feed.streams:
                     await trio.sleep(0.02)
             nursery.cancel_scope.cancel()

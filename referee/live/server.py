@@ -36,6 +36,7 @@ from starlette.staticfiles import StaticFiles
 from .feed import LiveFeed, LiveGame
 
 KEEPALIVE_S = 15.0
+RETRY = b"retry: 1000\n\n"  # a page whose stream drops connects again after a second
 FINAL = ("shown", "withheld", "abandoned", "recorded")  # nothing more will come
 _NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
@@ -89,6 +90,7 @@ def _stream(feed: LiveFeed, events: AsyncIterator[bytes]) -> Response:
     async def counted() -> AsyncIterator[bytes]:
         feed.streams += 1
         try:
+            yield RETRY
             async for event in events:
                 yield event
         finally:

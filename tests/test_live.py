@@ -3,10 +3,11 @@ real league throughout, on real processes, byte by byte.
 
 - Duplicate deals (`live = "after-deal"`, the default): nothing a spectator receives
   about a game, before every game of its deal is over, holds a fact of the game: the
-  list gives its seats and a status only (no move count), and its stream sends no
-  game data until the last log of its deal is complete (each log file's time against
-  the time each event came). Every game is received once its deal is over, whole, as
-  the replay page's full view of its log (without the seed).
+  list gives its seats and "pending" only (not when it started or ended, no move
+  count), and its stream sends no game data until the last log of its deal is
+  complete (each log file's time against the time each event came). Every game is
+  received once its deal is over, whole, as the replay page's full view of its log
+  (without the seed).
 - Non-duplicate deals with `live = "public"`: a game is sent move by move as it is
   played (whole, then each time the decisions since the last), and each snapshot is
   the spectator's view: its decisions are a prefix of
@@ -228,11 +229,17 @@ def test_under_duplicate_deals_nothing_of_a_game_comes_before_its_deal_is_over(
         # Its statuses, in order, and its data only after the last ("shown").
         order = [json.loads(d) if n == "status" else n for _, n, d in stream.events]
         assert order[-2:] == ["shown", "game"], (game, order)
-        assert set(order[:-2]) <= {"waiting", "playing", "held"}, (game, order)
-    # The list names each game's seats and status, and no count of its moves.
-    for _, _, data in duplicate.listing.events:
-        for entry in json.loads(data)["games"]:
+        # Before: only "pending", once: not when it started or ended (how long the deal
+        # took to play would be a fact of the deal).
+        assert order[:-2] == ["pending"], (game, order)
+    # The list names each game's seats and status, and no count of its moves; a game is
+    # "pending" until its deal is over, and the list changes only when a deal is shown.
+    lists = [json.loads(data) for _, _, data in duplicate.listing.events]
+    for listing in lists:
+        for entry in listing["games"]:
             assert set(entry) == {"game", "names", "status"}, entry
+            assert entry["status"] in ("pending", "shown"), entry
+    assert len(lists) <= 1 + 2 + 1  # the start, each deal shown, the end
     assert json.loads(duplicate.listing.events[-1][2])["over"] is True
 
 

@@ -60,10 +60,18 @@ class LiveGame:
     framed_seq: int = -1
     lengths: tuple[int, int] = (0, 0)  # the snapshot's decisions and deals
 
-    def summary(self) -> dict[str, Any]:
-        """Its line in the list of games: its seats and status, no progress (the list
-        changes only when a game starts or ends; a game's own page shows its moves)."""
-        return {"game": self.game_id, "names": self.names, "status": self.status}
+    def shown_status(self, public: bool) -> str:
+        """Its status as spectators see it. Until its deal is over a game of a league that
+        is not public is only `pending`: when it started or ended would tell the seats of
+        its deal's other games how long the deal took to play."""
+        if not public and self.status in ("waiting", "playing", "held"):
+            return "pending"
+        return self.status
+
+    def summary(self, public: bool) -> dict[str, Any]:
+        """Its line in the list of games: its seats and status, no progress (a game's own
+        page shows its moves where the league allows it)."""
+        return {"game": self.game_id, "names": self.names, "status": self.shown_status(public)}
 
 
 @dataclass
@@ -206,7 +214,7 @@ class LiveFeed:
             {
                 "mode": self.mode,
                 "over": self.over,
-                "games": [g.summary() for g in self.games.values()],
+                "games": [g.summary(self.public) for g in self.games.values()],
             }
         )
 

@@ -108,38 +108,50 @@ def _event(name: str, data: bytes) -> bytes:
 
 
 async def _list_stream(feed: LiveFeed) -> AsyncIterator[bytes]:
-    sent = -1
+    """The list each time what a spectator may see of it changes (at most one an
+    interval). A keep-alive comes `KEEPALIVE_S` after the last thing sent, whatever
+    happened meanwhile: its time says nothing of a game the list does not show."""
+    sent, said, last = -1, b"", trio.current_time()
     while True:
         if feed.version != sent:
             sent = feed.version
-            yield _event("games", feed.listing())
-            if feed.over:
-                return
-            await feed.pause()  # at most one list an interval
+            listing = feed.listing()
+            if listing != said:
+                said = listing
+                yield _event("games", listing)
+                last = trio.current_time()
+                if feed.over:
+                    return
+                await feed.pause()  # at most one list an interval
             continue
-        changed = feed.changed
-        with trio.move_on_after(KEEPALIVE_S):
-            await changed.wait()
+        with trio.move_on_at(last + KEEPALIVE_S):
+            while feed.version == sent:
+                await feed.changed.wait()
             continue
         yield b": keep-alive\n\n"
+        last = trio.current_time()
 
 
 async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
     """The game's status, and its snapshots (at most one an interval: every stream
     waits for the same moment, so one encoding serves them all), each as the part
     since the one before (`more`) or whole (`game`), until it is shown whole or the run
-    is over."""
-    sent_status, have = "", 0
+    is over. A game not shown yet changes nothing a spectator receives, not even the
+    time of a keep-alive (sent `KEEPALIVE_S` after the last thing sent)."""
+    sent_status, have, last = "", 0, trio.current_time()
     while True:
         seen = game.version
         snap = feed.snapshot(game)
-        if game.status != sent_status:
-            sent_status = game.status
-            yield _event("status", b'"' + game.status.encode() + b'"')
+        status = game.shown_status(feed.public)
+        if status != sent_status:
+            sent_status = status
+            yield _event("status", b'"' + status.encode() + b'"')
+            last = trio.current_time()
         if snap and game.seq != have:
             event = feed.framed(game, have)
             have = game.seq
             yield event
+            last = trio.current_time()
         if game.status in FINAL or feed.over:
             return
         if game.status == "playing" and game.snapped != game.version and snap:
@@ -147,11 +159,12 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
             with trio.move_on_at(game.snapped_at + feed.interval):
                 await feed.ended.wait()
             continue
-        with trio.move_on_after(KEEPALIVE_S):
+        with trio.move_on_at(last + KEEPALIVE_S):
             while game.version == seen and not feed.over:
                 await game.changed.wait()
             continue
         yield b": keep-alive\n\n"
+        last = trio.current_time()
 
 
 async def serve(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -299,6 +300,28 @@ def test_public_live_with_duplicate_deals_is_refused_in_one_line(tmp_path: Path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "league.live" in done.stderr, done.stderr
     assert not (tmp_path / "out" / "logs").exists()
+
+
+def test_a_live_port_in_use_is_a_one_line_error_before_any_game(tmp_path: Path) -> None:
+    bots = {"a": f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"}
+    bots["b"] = bots["a"]
+    league = league_file(tmp_path, duplicate=False, live=None, bots=bots)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [PY, "-m", "referee", "league", str(league), "--live", str(port)],
+            cwd=tmp_path,
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"--live {port}: cannot listen on 127.0.0.1:{port}: " in done.stderr
+    logs = tmp_path / "out" / "logs"
+    assert not logs.exists() or not any(logs.iterdir())  # no game was played
 
 
 async def test_a_snapshot_that_would_show_a_hand_is_never_sent() -> None:

@@ -55,6 +55,17 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
     return check
 
 
+def _first(group: BaseException, kind: type[OSError]) -> OSError | None:
+    """The first `kind` in `group`, however deep its exception groups nest."""
+    if isinstance(group, kind):
+        return group
+    if isinstance(group, BaseExceptionGroup):
+        for inner in group.exceptions:
+            if (found := _first(inner, kind)) is not None:
+                return found
+    return None
+
+
 async def serve_live(
     feed: LiveFeed,
     host: str,
@@ -73,8 +84,12 @@ async def serve_live(
     async with trio.open_nursery() as nursery:
         try:
             address = await nursery.start(serve, feed, host, port, site)
-        except OSError as exc:
-            fail(f"--live {port}: cannot listen on {host}:{port}: {exc.strerror or exc}")
+        except (OSError, BaseExceptionGroup) as exc:
+            # hypercorn binds in a task of its own: its OSError comes in a group
+            found = exc if isinstance(exc, OSError) else _first(exc, OSError)
+            if found is None:
+                raise
+            fail(f"--live {port}: cannot listen on {host}:{port}: {found.strerror or found}")
         click.echo(f"live: {address}/", err=True)
         try:
             return await play()

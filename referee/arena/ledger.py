@@ -235,15 +235,30 @@ class ArenaLedger:
         if not create and not path.is_file():
             raise ArenaError(f"{path}: no arena here (start one with `referee arena ARENA.toml`)")
         self._turn: trio.Lock | None = None
-        try:
-            self.db = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
-        except sqlite3.Error as exc:
-            raise ArenaError(f"{path}: cannot use the database: {exc}") from None
+        # Opening sets the journal mode and the schema, which another process opening the
+        # arena at the same moment (`arena add` beside the running arena) can hold for an
+        # instant: SQLite answers "locked" at once there, without its busy timeout, so
+        # the open is tried again, for as long as that timeout.
+        deadline = time.monotonic() + 30.0
+        while True:
+            db: sqlite3.Connection | None = None
+            try:
+                db = sqlite3.connect(
+                    path, isolation_level=None, check_same_thread=False, timeout=30.0
+                )
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                db.executescript(SCHEMA)
+                self.db = db
+                break
+            except sqlite3.OperationalError as exc:
+                if db is not None:
+                    db.close()
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise ArenaError(f"{path}: cannot use the database: {exc}") from None
+                time.sleep(0.05)
+            except sqlite3.Error as exc:
+                raise ArenaError(f"{path}: cannot use the database: {exc}") from None
 
     def close(self) -> None:
         self.db.close()

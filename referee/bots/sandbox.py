@@ -647,13 +647,18 @@ def check_bwrap() -> str | None:
 
 
 def empty_scratch(scratch: Path) -> None:
-    """Remove everything a bot left in its scratch folder."""
-    if scratch.is_dir():
-        for entry in scratch.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+    """Remove everything a bot left in its scratch folder. A folder seen through the
+    bot's own mount namespace (`/proc/PID/root/...`) goes with its process: one that
+    ends meanwhile leaves nothing to remove."""
+    try:
+        entries = list(scratch.iterdir()) if scratch.is_dir() else []
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 @functools.cache

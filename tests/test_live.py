@@ -28,10 +28,12 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,14 @@ class Stream:
     events: list[tuple[float, str, str]] = field(default_factory=list)  # (time, name, data)
     raw: bytearray = field(default_factory=bytearray)
     thread: threading.Thread | None = None
+    tls: ssl.SSLContext | None = None  # HTTPS, trusting what this context trusts
+
+    def connect(self, timeout: float = 120) -> http.client.HTTPConnection:
+        if self.tls is not None:
+            return http.client.HTTPSConnection(
+                self.host, self.port, timeout=timeout, context=self.tls
+            )
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def start(self) -> Stream:
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -93,7 +103,7 @@ class Stream:
         return self
 
     def _read(self) -> None:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        conn = self.connect()
         conn.request("GET", self.path)
         response = conn.getresponse()
         assert response.status == 200, response.status
@@ -123,10 +133,13 @@ class Watched:
     listing: Stream
 
 
-def started(folder: Path, league: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """`referee league LEAGUE --live 0` started, and the address it serves on."""
+def started(
+    folder: Path, league: Path, *extra: str, command: str = "league"
+) -> tuple[subprocess.Popen[str], str]:
+    """`referee league LEAGUE --live 0` (or `command`) started, and the address it
+    serves on (the rest of its first line: a certificate's fingerprint, over HTTPS)."""
     proc = subprocess.Popen(
-        [PY, "-m", "referee", "league", str(league), "--live", "0", "-q", *extra],
+        [PY, "-m", "referee", command, str(league), "--live", "0", "-q", *extra],
         cwd=folder,
         env=ENV,
         stdout=subprocess.PIPE,
@@ -135,24 +148,37 @@ def started(folder: Path, league: Path, *extra: str) -> tuple[subprocess.Popen[s
     )
     assert proc.stderr is not None
     first = proc.stderr.readline()
-    if not first.startswith("live: http://"):
+    if not first.startswith(("live: http://", "live: https://")):
         proc.kill()
         raise AssertionError(first + proc.stderr.read())
     return proc, first[len("live: ") :].strip()
 
 
-def watch(folder: Path, league: Path, *extra: str) -> Watched:
+def watch(
+    folder: Path,
+    league: Path,
+    *extra: str,
+    command: str = "league",
+    tls: Callable[[str], ssl.SSLContext] | None = None,
+) -> Watched:
     """Run the league with --live 0, a spectator on the list and on every game's stream
-    from the start; return once the league is over and every stream has ended."""
-    proc, address = started(folder, league, *extra)
+    from the start; return once the league is over and every stream has ended. With
+    `tls`, over HTTPS, trusting the context `tls` makes of the first line's rest."""
+    proc, said = started(folder, league, *extra, command=command)
     try:
-        host, port = address[len("http://") :].rstrip("/").rsplit(":", 1)
-        listing = Stream(host, int(port), "/events").start()
-        conn = http.client.HTTPConnection(host, int(port), timeout=30)
-        conn.request("GET", "/games")
-        games = [g["game"] for g in json.loads(conn.getresponse().read())["games"]]
-        conn.close()
-        streams = [Stream(host, int(port), f"/game/{g}/events").start() for g in games]
+        address, _, rest = said.partition(" ")
+        context = tls(rest) if tls is not None else None
+        host, port = address.split("://", 1)[1].rstrip("/").rsplit(":", 1)
+        listing = Stream(host, int(port), "/events", tls=context).start()
+        games: list[str] = []
+        while not games:  # the run lists its games once its ledger is ready
+            conn = listing.connect(30)
+            conn.request("GET", "/games")
+            games = [g["game"] for g in json.loads(conn.getresponse().read())["games"]]
+            conn.close()
+            assert proc.poll() is None or games, "the run ended with no game listed"
+            time.sleep(0 if games else 0.05)
+        streams = [Stream(host, int(port), f"/game/{g}/events", tls=context).start() for g in games]
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
     finally:

@@ -35,6 +35,7 @@ class ArenaTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froze
     name: str | UnsetType = UNSET  # default: the file's stem
     tables: Seats | list[Seats] = 2  # one size, or a list: each table's size drawn in turn
     duplicate: bool = True  # process bots play each deal under every rotation of the seats
+    live: Literal["after-deal", "public"] = "after-deal"  # what `arena run --live` shows
     out: str | UnsetType = UNSET  # default "NAME-out" beside the file
     policy: Policy = Policy.FORFEIT
     max_faults: Positive = 3
@@ -168,6 +169,12 @@ def parse_arena(data: dict[str, Any], path: Path, *, out: Path | None = None) ->
     sizes = (table.tables,) if isinstance(table.tables, int) else tuple(table.tables)
     if not sizes:
         raise ConfigError(f"arena.tables: empty; one table size or a list (in {path})")
+    if table.live == "public" and table.duplicate:
+        raise ConfigError(
+            'arena.live: "public" shows a game move by move, and duplicate = true plays '
+            "its deal again at the other seatings, whose seats could watch it; use "
+            f'live = "after-deal", or duplicate = false (in {path})'
+        )
     name = table.name if isinstance(table.name, str) else path.stem
     if (problem := name_problem(name)) is not None:
         raise ConfigError(f"arena.name: {quoted(name)} {problem} (in {path})")

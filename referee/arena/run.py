@@ -54,6 +54,7 @@ from .validate import sandbox_problem, validate
 
 if TYPE_CHECKING:  # Dask is imported only with --cluster
     from ..league.cluster import Cluster
+    from ..live.feed import LiveFeed
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,7 @@ class ArenaRun:
     checked: set[str] = field(default_factory=set)  # the blobs the workers were checked for
     waiting: str | None = None  # the last "waiting for entries" line said
     authors_at_end: int = 0  # authors with an active version when the run ended
+    live: LiveFeed | None = None  # `arena run --live`: follows the games played here
 
     def say(self, line: str) -> None:
         if not self.quiet:
@@ -327,9 +329,16 @@ class ArenaRun:
         unit is abandoned when one of its versions no longer plays."""
         self.in_play[unit.id] = unit
         self.busy.update(unit.seats)
+        seed: int | None = None
         try:
             done = await self.ledger.in_thread(self.ledger.recorded_rotations, unit.id)
             seed = await self.ledger.in_thread(deal_of, self.ledger, unit, key)
+            if self.live is not None:  # the unit's games are its deal's
+                planned = [self._game(unit, r, seed) for r in range(unit.games)]
+                self.live.schedule(
+                    ((g.game_id, list(g.seats), seed) for g in planned),
+                    (g.game_id for g in planned if g.rotation in done),
+                )
             for rotation in range(unit.games):
                 if rotation in done:
                     continue
@@ -340,30 +349,20 @@ class ArenaRun:
                     if v is None or v.status in ("removed", "suspended", "rejected")
                 ]
                 if gone:
-                    await self.ledger.in_thread(self.ledger.close_unit, unit.id, "abandoned")
-                    self.say(f"unit {unit.id} abandoned: {', '.join(gone)} no longer plays")
+                    await self._abandon(unit, seed, f"{', '.join(gone)} no longer plays")
                     return
                 known = [v for v in versions if v is not None]
                 config = self.config_for(unit.size, known)
-                game = Scheduled(
-                    index=unit.first + rotation,
-                    unit=unit.id,
-                    table=0,
-                    deal=unit.id,
-                    rotation=rotation,
-                    seed=seed,
-                    seats=unit.seats_of(rotation),
-                )
+                game = self._game(unit, rotation, seed)
                 if self.cluster is not None and not any(v.tcp for v in known):
                     rec = await self._remote(config, game, seed_key)
                 else:
                     pool = self.pool(unit.size, config, procs)
                     logs = self.arena.out / "logs"
-                    rec = await play_scheduled(config, game, pool, logs, seed_key)
+                    rec = await play_scheduled(config, game, pool, logs, seed_key, live=self.live)
                 await self._keep(unit, rotation, rec)
         except ConfigError as exc:
-            await self.ledger.in_thread(self.ledger.close_unit, unit.id, "abandoned")
-            self.say(f"unit {unit.id} abandoned: {exc}")
+            await self._abandon(unit, seed, str(exc))
         finally:
             self.in_play.pop(unit.id, None)
             self.busy.difference_update(unit.seats)
@@ -372,6 +371,26 @@ class ArenaRun:
         if keep:
             site = None if self.site is None else self.site.folder
             await self.ledger.in_thread(prune_replays, self.arena.out, self.ledger, keep, site)
+
+    @staticmethod
+    def _game(unit: Unit, rotation: int, seed: int) -> Scheduled:
+        return Scheduled(
+            index=unit.first + rotation,
+            unit=unit.id,
+            table=0,
+            deal=unit.id,
+            rotation=rotation,
+            seed=seed,
+            seats=unit.seats_of(rotation),
+        )
+
+    async def _abandon(self, unit: Unit, seed: int | None, why: str) -> None:
+        """The unit ends here: no other game of its deal will be played (so the live
+        feed may show those that were)."""
+        await self.ledger.in_thread(self.ledger.close_unit, unit.id, "abandoned")
+        self.say(f"unit {unit.id} abandoned: {why}")
+        if self.live is not None and seed is not None:
+            await self.live.close_deal(seed)
 
     async def _remote(self, config: LeagueConfig, game: Scheduled, seed_key: bytes) -> Record:
         """Play one game on the cluster (its bots started by the worker), and write its
@@ -394,6 +413,8 @@ class ArenaRun:
             await trio.to_thread.run_sync(write_remote, log_path, out / "stderr", done)
             digest = await trio.to_thread.run_sync(log_digest, log_path)
             got.append(dataclasses.replace(done.record, log_path=str(log_path), log_sha256=digest))
+            if self.live is not None:  # shown with its deal: not followed move by move
+                await self.live.end(played.game_id, log_path, list(played.seats), played.seed)
 
         def notice(text: str) -> None:
             self.say(text)
@@ -576,9 +597,11 @@ async def run_arena(
     raw: dict[str, Any] | None = None,
     on_start: Callable[[ArenaRun], None] | None = None,
     cluster: Cluster | None = None,
+    live: LiveFeed | None = None,
 ) -> ArenaRun:
     """Run the arena in `arena.out` until it is stopped; resumes whatever its ledger
-    holds. `ArenaError` for a folder another arena runs in, or made under other terms."""
+    holds; a `live` feed follows its games. `ArenaError` for a folder another arena
+    runs in, or made under other terms."""
     out = arena.out
     ledger = prepare(arena, raw)
     try:
@@ -597,6 +620,7 @@ async def run_arena(
                 )
             run = ArenaRun(arena, ledger, console, jobs, quiet, server, site, auto)
             run.cluster = cluster
+            run.live = live
             if server is not None:
                 for v in ledger.versions(("active",)):
                     if v.tcp:

@@ -10,6 +10,7 @@ import shlex
 import sys
 import tomllib
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,9 @@ import click
 
 from .common import fail, run_trio, wide_console
 from .league_options import tls_options
+from .live_options import live_listen, live_options, serve_live
+
+LIVE_KEEP = 200  # games in an arena's live list: the latest (the results site has all)
 
 if TYPE_CHECKING:
     from ..arena.config import ArenaConfig
@@ -109,6 +113,7 @@ def listener_options(who: str, without: str) -> Callable[[Command], Command]:
     "same paths on every worker).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@live_options("arena.live")
 def arena_run_cmd(
     arena_file: str,
     out: str | None,
@@ -122,6 +127,11 @@ def arena_run_cmd(
     insecure_plaintext: bool,
     cluster: str | None,
     quiet: bool,
+    live_port: int | None,
+    live_host: str,
+    live_tls: str | None,
+    live_tls_cert: str | None,
+    live_tls_key: str | None,
 ) -> None:
     """Run the arena of ARENA_FILE until it is stopped (it resumes its ledger)."""
     import trio
@@ -151,15 +161,25 @@ def arena_run_cmd(
     except ConfigError as exc:
         fail(str(exc))
     _check_listener(host, port, tls_mode, tls_cert, tls_key, insecure_plaintext)
+    listen = live_listen(live_port, live_host, live_tls, live_tls_cert, live_tls_key)
     console = wide_console()
     site = None
     if site_dir is not None:
         site = ArenaSite(arena, Path(site_dir))
     workers = jobs or default_jobs()
+    feed = None
+    if listen is not None:
+        from ..live.feed import LiveFeed
+
+        # An arena runs for days: its list keeps the latest games (the site has all).
+        feed = LiveFeed(arena.arena.live, arena.arena.duplicate, keep=LIVE_KEEP)
 
     async def main() -> ArenaRun:
         async with open_cluster(cluster, workers) as opened:
-            return await serve(opened)
+            if feed is None or listen is None:
+                return await serve(opened)
+            folder = Path(site_dir) if site_dir else None
+            return await serve_live(feed, listen, folder, arena.out, partial(serve, opened))
 
     async def serve(opened: Cluster | None) -> ArenaRun:
         if port is None:
@@ -171,6 +191,7 @@ def arena_run_cmd(
                 site=site,
                 raw=raw,
                 cluster=opened,
+                live=feed,
             )
         server, tls = _server(arena, host, tls_mode, tls_cert, tls_key)
         prepare(arena, raw).close()  # `arena add` works once it says it listens
@@ -190,6 +211,7 @@ def arena_run_cmd(
                 raw=raw,
                 on_start=started,
                 cluster=opened,
+                live=feed,
             )
             await server.close()
             nursery.cancel_scope.cancel()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,12 +28,12 @@ from .league_options import (
     say_written,
     site_option,
 )
+from .live_options import live_listen, live_options, serve_live
 
 if TYPE_CHECKING:
     from ..league.cluster import Cluster
     from ..league.config import LeagueConfig
     from ..league.standings import Standings
-    from ..live.feed import LiveFeed
 
 
 def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
@@ -53,55 +53,6 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
             )
 
     return check
-
-
-def _first(group: BaseException, kind: type[OSError]) -> OSError | None:
-    """The first `kind` in `group`, however deep its exception groups nest."""
-    if isinstance(group, kind):
-        return group
-    if isinstance(group, BaseExceptionGroup):
-        for inner in group.exceptions:
-            if (found := _first(inner, kind)) is not None:
-                return found
-    return None
-
-
-async def serve_live(
-    feed: LiveFeed,
-    host: str,
-    port: int,
-    site_dir: str | None,
-    out: Path,
-    play: Callable[[], Awaitable[Standings]],
-) -> Standings:
-    """`play` the league while the live view is served; the view's address is printed
-    on stderr before the first game (`live: http://HOST:PORT/`)."""
-    import trio
-
-    from ..live.server import serve
-
-    site = Path(site_dir) if site_dir else out / "site"
-    async with trio.open_nursery() as nursery:
-        try:
-            address = await nursery.start(serve, feed, host, port, site)
-        except (OSError, BaseExceptionGroup) as exc:
-            # hypercorn binds in a task of its own: its OSError comes in a group
-            found = exc if isinstance(exc, OSError) else _first(exc, OSError)
-            if found is None:
-                raise
-            fail(f"--live {port}: cannot listen on {host}:{port}: {found.strerror or found}")
-        click.echo(f"live: {address}/", err=True)
-        try:
-            return await play()
-        finally:
-            feed.finish()
-            # The open streams send their last and end; a page whose stream dropped
-            # meanwhile reconnects within the second (`retry`) and gets the end too.
-            with trio.move_on_after(3):
-                await trio.sleep(1)
-                while feed.streams:
-                    await trio.sleep(0.02)
-            nursery.cancel_scope.cancel()
 
 
 @click.command("league")
@@ -129,22 +80,7 @@ async def serve_live(
 @site_option
 @keep_going_option
 @beacon_option
-@click.option(
-    "--live",
-    "live_port",
-    type=click.IntRange(min=0, max=65535),
-    default=None,
-    metavar="PORT",
-    help="Serve the live view of the games on this port (0: any free one; the address is "
-    "printed): the list of games, and each game in the replay viewer as league.live "
-    "allows (docs/live.md).",
-)
-@click.option(
-    "--live-host",
-    default="127.0.0.1",
-    show_default=True,
-    help="The address --live listens on (0.0.0.0: every interface).",
-)
+@live_options("league.live")
 def league_cmd(
     sandbox: str | None,
     config_file: str,
@@ -159,6 +95,9 @@ def league_cmd(
     beacon: str | None,
     live_port: int | None,
     live_host: str,
+    live_tls: str | None,
+    live_tls_cert: str | None,
+    live_tls_key: str | None,
 ) -> None:
     """Run a league: referee league LEAGUE.toml [--jobs N] [--out DIR] [--resume]
     [--cluster local:N | tcp://HOST:PORT].
@@ -177,6 +116,7 @@ def league_cmd(
     from ..proof.commitment import CommitmentError
     from ..site import SiteError
 
+    listen = live_listen(live_port, live_host, live_tls, live_tls_cert, live_tls_key)
     config = load_league(
         config_file, out, sandbox, cluster, keep_going, person_check(cluster), True
     )
@@ -198,12 +138,7 @@ def league_cmd(
     used: list[Cluster] = []
     judge, lines = match_judge(config, quiet)
     feed = None
-    if live_port is not None:
-        if cluster is not None:
-            fail(
-                "--live: the games of a cluster are played on its workers; --live follows "
-                "the games played here (leave out --cluster)"
-            )
+    if listen is not None:
         from ..live.feed import LiveFeed
 
         feed = LiveFeed(config.live, config.duplicate or config.match is not None)
@@ -226,9 +161,10 @@ def league_cmd(
                 beacon=beacon,
                 live=feed,
             )
-            if feed is None or live_port is None:
+            if feed is None or listen is None:
                 return await play()
-            return await serve_live(feed, live_host, live_port, site_dir, config.out, play)
+            site_path = Path(site_dir) if site_dir else config.out / "site"
+            return await serve_live(feed, listen, site_path, config.out, play)
 
     try:
         standings = run_trio(league)

@@ -26,6 +26,7 @@ from .league_options import (
     site_option,
     tls_options,
 )
+from .live_options import live_listen, live_options, serve_live
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 @site_option
 @keep_going_option
 @beacon_option
+@live_options("league.live")
 def serve_cmd(
     sandbox: str | None,
     config_file: str,
@@ -69,6 +71,11 @@ def serve_cmd(
     site_dir: str | None,
     keep_going: bool,
     beacon: str | None,
+    live_port: int | None,
+    live_host: str,
+    live_tls: str | None,
+    live_tls_cert: str | None,
+    live_tls_key: str | None,
 ) -> None:
     """Run a league whose tcp bots connect: referee serve LEAGUE.toml [--host H] [--port P].
 
@@ -110,6 +117,7 @@ def serve_cmd(
             "token and hand to the network; serve over TLS (--tls self-signed, or --tls-cert "
             "and --tls-key), or allow it with --insecure-plaintext"
         )
+    listen = live_listen(live_port, live_host, live_tls, live_tls_cert, live_tls_key)
     keep_out_of_core_dumps()  # before a token is read
     tls = None
     try:
@@ -140,6 +148,11 @@ def serve_cmd(
     judge, lines = match_judge(config, quiet)
     site = live_site(config, site_dir, report_every)
     say_nothing_to_resume(config.out, resume)
+    feed = None
+    if listen is not None:
+        from ..live.feed import LiveFeed
+
+        feed = LiveFeed(config.live, config.duplicate or config.match is not None)
 
     async def run() -> Standings:
         result: list[Standings] = []
@@ -175,10 +188,15 @@ def serve_cmd(
                         site=site,
                         beacon=beacon,
                         tls=tls,
+                        live=feed,
                     )
                 )
 
-        await league()
+        if feed is None or listen is None:
+            await league()
+        else:
+            site_path = Path(site_dir) if site_dir else config.out / "site"
+            await serve_live(feed, listen, site_path, config.out, league)
         return result[0]
 
     try:

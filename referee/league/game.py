@@ -169,7 +169,7 @@ async def play_scheduled(
                 if proc is not None:
                     await pool.release(bot, proc, ok and proc.returncode is None)
     if live is not None:
-        await live.end(game.game_id, log_path)
+        await live.end(game.game_id, log_path, list(game.seats), game.seed)
     faults = [
         {"seat": f.seat, "kind": f.kind.value, "detail": f.detail}
         for seat_faults in result.faults

@@ -275,7 +275,7 @@ async def run_league(
                     with stop:
                         async with trio.open_nursery() as workers:
                             if cluster is not None and blob is not None:
-                                deliver = partial(_deliver, logs, stderr_dir, ledger, update)
+                                deliver = partial(_deliver, logs, stderr_dir, ledger, update, live)
 
                                 def notice(text: str) -> None:
                                     if quiet:
@@ -540,11 +540,14 @@ async def _deliver(
     stderr_dir: Path,
     ledger: Ledger,
     keep: Callable[[Record, str | None], Awaitable[object]],
+    live: LiveFeed | None,
     game: Scheduled,
     done: Done,
 ) -> None:
     """Write a game played on a cluster worker: its log (whole, or not at all), the
-    stderr its bots wrote, then its ledger row. A game already recorded is skipped.
+    stderr its bots wrote, then its ledger row, and hand it to the `live` feed (which
+    shows it with its deal: a worker's game is not followed move by move). A game
+    already recorded is skipped.
 
     The writes sync to disk, so they run in threads: games with TCP seats play on
     this loop meanwhile."""
@@ -556,6 +559,8 @@ async def _deliver(
     digest = await trio.to_thread.run_sync(log_digest, log_path)
     record = dataclasses.replace(done.record, log_path=str(log_path), log_sha256=digest)
     await keep(record, done.worker)
+    if live is not None:
+        await live.end(game.game_id, log_path, list(game.seats), game.seed)
 
 
 def log_digest(path: Path) -> str:

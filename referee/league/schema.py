@@ -205,7 +205,8 @@ class LeagueTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, froz
     live: Annotated[
         Literal["after-deal", "public"],
         _meta(
-            "What `league --live PORT` shows of a game while the league runs. after-deal: "
+            "What `league --live PORT` (and `serve --live PORT`) shows of a game while the "
+            "league runs. after-deal: "
             "nothing until every game of its deal is over, then the whole game; public: "
             "the game move by move as every seat sees it (no hand, no draw), hands once it "
             "is over; not with duplicate = true (a deal's public view tells its other "

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 PUBLIC = "public"  # games in play shown move by move (not with duplicate deals)
 AFTER_DEAL = "after-deal"  # a game shown once every game of its deal is over
 MODES = (AFTER_DEAL, PUBLIC)
+_GONE = ("shown", "withheld", "abandoned", "recorded")  # nothing more of it will come
 
 
 @dataclass
@@ -90,6 +91,7 @@ class LiveFeed:
     over: bool = False  # the run ended: the streams end once they have sent the last
     ended: trio.Event = field(default_factory=trio.Event)  # set with `over`
     streams: int = 0  # open event streams (the server counts them)
+    keep: int | None = None  # games kept in the list (an arena's: the latest), None: all
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -115,6 +117,17 @@ class LiveFeed:
                 game.status = "recorded"  # before this run: its log is on the results site
         self._touch()
 
+    def _game(self, game_id: str, names: list[str], deal: int) -> LiveGame:
+        """The game `game_id`, added when the schedule did not list it (a match's open
+        stream, an arena's tables)."""
+        game = self.games.get(game_id)
+        if game is None:
+            game = self.games[game_id] = LiveGame(game_id, names, deal)
+            if deal not in self.deal_games:
+                self.deal_games[deal] = self.per_deal
+            self._trim()
+        return game
+
     def begin(
         self,
         game_id: str,
@@ -125,11 +138,7 @@ class LiveFeed:
         move_ms: list[int],
     ) -> Recorder:
         """A game starts: the recorder that follows it for the feed."""
-        game = self.games.get(game_id)
-        if game is None:  # a game the schedule did not list (a match's open stream)
-            game = self.games[game_id] = LiveGame(game_id, names, deal)
-            if deal not in self.deal_games:
-                self.deal_games[deal] = self.per_deal
+        game = self._game(game_id, names, deal)
         game.status = "playing"
         if self.public:
             game.view = SpectatorData(game_id, rules, first, names, move_ms)
@@ -137,23 +146,35 @@ class LiveFeed:
         self._touch(game)
         return _Follow(self, game)
 
-    async def end(self, game_id: str, log_path: Path) -> None:
+    async def end(self, game_id: str, log_path: Path, names: list[str], deal: int) -> None:
         """A game is over and its log complete: it is held, or shown with its deal (the
         pages are made from the logs in a worker thread: the games play on)."""
-        game = self.games[game_id]
+        game = self._game(game_id, names, deal)
         game.log = log_path
         game.view = None
         game.status = "held"
         self.deal_over[game.deal] += 1
         self._touch(game)
-        if self.deal_over[game.deal] >= self.deal_games[game.deal]:
-            held = [g for g in self.games.values() if g.deal == game.deal and g.status == "held"]
-            for other in held:
-                other.snapshot = await trio.to_thread.run_sync(_whole, other)
-                other.more = b""  # the whole game is sent whole
-                other.seq += 1
-                other.status = "shown"
-                self._touch(other)
+        await self._show_deal(game.deal)
+
+    async def _show_deal(self, deal: int) -> None:
+        """Show the held games of `deal` once every game of it is over."""
+        if self.deal_over[deal] < self.deal_games[deal]:
+            return
+        held = [g for g in self.games.values() if g.deal == deal and g.status == "held"]
+        for other in held:
+            other.snapshot = await trio.to_thread.run_sync(_whole, other)
+            other.more = b""  # the whole game is sent whole
+            other.seq += 1
+            other.status = "shown"
+            self._touch(other)
+        self._trim()
+
+    async def close_deal(self, deal: int) -> None:
+        """No other game of `deal` will be played (an arena's unit was abandoned): its
+        games over are shown, as when a deal's last game ends."""
+        self.deal_games[deal] = self.deal_over[deal]
+        await self._show_deal(deal)
 
     def abandon(self, game_id: str) -> None:
         """A game stopped before its end (the run was stopped): nothing more of it."""
@@ -243,6 +264,20 @@ class LiveFeed:
             game.more = b"event: more\ndata: " + msgspec.json.encode(more) + b"\n\n"
         game.seq += 1
         game.lengths = (len(data["S"]), len(data["R"]))
+
+    def _trim(self) -> None:
+        """At most `keep` games in the list: the oldest of those with nothing more to
+        come leave it (their streams end; their pages stay on the results site)."""
+        if self.keep is None or len(self.games) <= self.keep:
+            return
+        done = [g for g in self.games.values() if g.status in _GONE]
+        for game in done[: len(self.games) - self.keep]:
+            del self.games[game.game_id]
+            self.moved(game)  # its streams look once more and end
+            if not any(g.deal == game.deal for g in self.games.values()):
+                self.deal_games.pop(game.deal, None)
+                self.deal_over.pop(game.deal, None)
+        self._touch()
 
     def _touch(self, game: LiveGame | None = None) -> None:
         """The list changed (and `game`, if given)."""

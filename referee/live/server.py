@@ -172,11 +172,16 @@ async def serve(
     host: str,
     port: int,
     site: Path | None = None,
+    tls: tuple[Path, Path] | None = None,
     *,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve the feed on `host:port` until cancelled; `task_status` gets the address."""
+    """Serve the feed on `host:port` until cancelled, over HTTPS with `tls` (a PEM
+    certificate chain and its key; TLS 1.2 at least, as hypercorn sets); `task_status`
+    gets the address."""
     config = Config()
+    if tls is not None:
+        config.certfile, config.keyfile = str(tls[0]), str(tls[1])
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.graceful_timeout = 1.0
     config.accesslog = None

@@ -78,6 +78,7 @@ from .tlsstream import TlsStream
 if TYPE_CHECKING:
     from ..league.cluster import Cluster
     from ..league.judge import Judge
+    from ..live.feed import LiveFeed
     from ..site.live import LiveSite
 
 log = logging.getLogger("referee.server")  # its name before the move: serve prints it
@@ -681,6 +682,7 @@ async def serve_league(
     judge: Judge | None = None,
     site: LiveSite | None = None,
     tls: ServerTls | None = None,
+    live: LiveFeed | None = None,
 ) -> Standings:
     """Run the league with its TCP bots connecting to host:port (0: a free port),
     over TLS with `tls`, else plain TCP.
@@ -715,6 +717,7 @@ async def serve_league(
             judge=judge,
             site=site,
             beacon=beacon,
+            live=live,
         )
         nursery.cancel_scope.cancel()
     return standings

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -110,6 +111,18 @@ class Running:
                     return got
             time.sleep(0.2)
         raise AssertionError(f"waited in vain for {what}:\n{self.output()}")
+
+    def wait_output(self, pattern: str) -> tuple[str, ...]:
+        """Wait until its output has a line matching `pattern`: its groups."""
+        deadline = time.monotonic() + LIMIT_S
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.output())
+            if found is not None:
+                return found.groups()
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the arena ended ({self.proc.returncode}):\n{self.output()}")
+            time.sleep(0.05)
+        raise AssertionError(f"waited in vain for {pattern!r}:\n{self.output()}")
 
     def started(self) -> None:
         """Wait until its ledger holds its terms: the commands may act on it."""

@@ -192,7 +192,8 @@ def watch(
 
 def pages(stream: Stream) -> list[dict[str, Any]]:
     """The page's data after each event of a game's stream: whole (`game`), or the
-    decisions and deals since the last (`more`), applied as the live page does."""
+    decisions and deals since the last (`more`), or what the last lacks of the whole
+    game (`reveal`), applied as the live page does."""
     out: list[dict[str, Any]] = []
     for _, name, data in stream.events:
         if name == "game":
@@ -209,6 +210,20 @@ def pages(stream: Stream) -> list[dict[str, Any]]:
                     "start": more["start"],
                 }
             )
+        elif name == "reveal":  # the whole game, as what the last snapshot lacks
+            r, last = json.loads(data), json.loads(json.dumps(out[-1]))
+            assert len(last["S"]) == r["from"], (stream.path, r["from"])
+            for i, ms in enumerate(r["ms"]):
+                last["S"][i][4] = ms
+            for i, extra in r["x"]:
+                last["S"][i].append(extra)
+            for i, step in r["fix"]:
+                last["S"][i] = step
+            last["S"] += r["S"]
+            last["R"] = r["R"]
+            for key in r["drop"]:
+                del last[key]
+            out.append(last | r["top"])
     return out
 
 
@@ -310,6 +325,8 @@ def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
         assert [len(s["S"]) for s in live] == sorted(len(s["S"]) for s in live)
     assert moving == len(watched.games) == 2  # every game was seen as it was played
     assert any(name == "more" for s in watched.games for _, name, _ in s.events)
+    # Each game's end came as what the last snapshot lacked (about a third of the bytes).
+    assert all(s.events[-1][1] == "reveal" for s in watched.games)
 
 
 def test_public_live_with_duplicate_deals_is_refused_in_one_line(tmp_path: Path) -> None:

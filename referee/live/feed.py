@@ -163,8 +163,11 @@ class LiveFeed:
             return
         held = [g for g in self.games.values() if g.deal == deal and g.status == "held"]
         for other in held:
-            other.snapshot = await trio.to_thread.run_sync(_whole, other)
-            other.more = b""  # the whole game is sent whole
+            assert other.log is not None
+            # A page that has the last snapshot in play gets what it lacks (`reveal`):
+            # about a third of the bytes. Any other gets the whole game.
+            shown = await trio.to_thread.run_sync(_shown, other.log, other.snapshot)
+            other.snapshot, other.more = shown
             other.seq += 1
             other.status = "shown"
             self._touch(other)
@@ -261,7 +264,7 @@ class LiveFeed:
                 "next": data["next"],
                 "start": data["start"],
             }
-            game.more = b"event: more\ndata: " + msgspec.json.encode(more) + b"\n\n"
+            game.more = _event(b"more", more)
         game.seq += 1
         game.lengths = (len(data["S"]), len(data["R"]))
 
@@ -288,12 +291,58 @@ class LiveFeed:
         self.changed = trio.Event()
 
 
-def _whole(game: LiveGame) -> bytes:
+def _event(name: bytes, data: dict[str, Any]) -> bytes:
+    return b"event: " + name + b"\ndata: " + msgspec.json.encode(data) + b"\n\n"
+
+
+def _reveal(public: dict[str, Any], whole: dict[str, Any]) -> dict[str, Any] | None:
+    """What takes a page from the game's last public snapshot to the whole game: each
+    decision's time (`ms`, the fifth field, hidden in play), the extras of those that
+    have them (`x`: notes, numbers), any decision that differs otherwise (`fix`), the
+    decisions after the snapshot (`S`), the deals (`R`, whole: their hands), and the
+    other fields that differ (`top`) or go (`drop`). None when the whole game does not
+    extend the snapshot (then it is sent whole)."""
+    seen, steps = public["S"], whole["S"]
+    if len(steps) < len(seen):
+        return None
+    ms: list[int] = []
+    extras: list[list[Any]] = []
+    fix: list[list[Any]] = []
+    for i, (a, b) in enumerate(zip(seen, steps, strict=False)):
+        ms.append(b[4] if len(b) > 4 else -1)
+        if len(a) == 5 and len(b) in (5, 6) and a[:4] == b[:4]:
+            if len(b) == 6:
+                extras.append([i, b[5]])
+        else:
+            fix.append([i, b])
+    missing = object()
+    return {
+        "from": len(seen),
+        "ms": ms,
+        "x": extras,
+        "fix": fix,
+        "S": steps[len(seen) :],
+        "R": whole["R"],
+        "top": {
+            k: v for k, v in whole.items() if k not in ("S", "R") and public.get(k, missing) != v
+        },
+        "drop": [k for k in public if k not in whole],
+    }
+
+
+def _shown(log: Path, last: bytes) -> tuple[bytes, bytes]:
+    """The whole game, encoded, and the `reveal` event from the snapshot `last` in play
+    to it (empty: none, when there was no snapshot)."""
+    data = _whole(log)
+    patch = _reveal(msgspec.json.decode(last), data) if last else None
+    return msgspec.json.encode(data), (b"" if patch is None else _event(b"reveal", patch))
+
+
+def _whole(log: Path) -> dict[str, Any]:
     """The whole game, every hand: its deal is over. Without the seed (it deals the
     boneyard's order, and stays the organiser's), as on the results site, and without
     the legal moves of each decision."""
-    assert game.log is not None
-    full = read_log(game.log)
+    full = read_log(log)
     data = page_data(full, select(full, None, None, None))
     data["seed"] = None
     data["start"] = 0
@@ -305,7 +354,7 @@ def _whole(game: LiveGame) -> bytes:
             step[5].pop("g", None)
             if not step[5]:
                 step.pop()
-    return msgspec.json.encode(data)
+    return data
 
 
 class _Follow(Recorder):

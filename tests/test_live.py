@@ -215,8 +215,13 @@ def pages(stream: Stream) -> list[dict[str, Any]]:
             assert len(last["S"]) == r["from"], (stream.path, r["from"])
             for i, ms in enumerate(r["ms"]):
                 last["S"][i][4] = ms
+            for i, tile in r["tiles"]:
+                last["S"][i][2] = tile
             for i, extra in r["x"]:
-                last["S"][i].append(extra)
+                if len(last["S"][i]) > 5:
+                    last["S"][i][5].update(extra)
+                else:
+                    last["S"][i].append(extra)
             for i, step in r["fix"]:
                 last["S"][i] = step
             last["S"] += r["S"]

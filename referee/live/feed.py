@@ -297,8 +297,9 @@ def _event(name: bytes, data: dict[str, Any]) -> bytes:
 
 def _reveal(public: dict[str, Any], whole: dict[str, Any]) -> dict[str, Any] | None:
     """What takes a page from the game's last public snapshot to the whole game: each
-    decision's time (`ms`, the fifth field, hidden in play), the extras of those that
-    have them (`x`: notes, numbers), any decision that differs otherwise (`fix`), the
+    decision's time (`ms`, the fifth field, hidden in play), the tiles hidden in play
+    (`tiles`: a draw's), the extras the public view lacked (`x`: notes, numbers, merged
+    into what it had), any decision that differs otherwise (`fix`, whole), the
     decisions after the snapshot (`S`), the deals (`R`, whole: their hands), and the
     other fields that differ (`top`) or go (`drop`). None when the whole game does not
     extend the snapshot (then it is sent whole)."""
@@ -306,19 +307,32 @@ def _reveal(public: dict[str, Any], whole: dict[str, Any]) -> dict[str, Any] | N
     if len(steps) < len(seen):
         return None
     ms: list[int] = []
+    tiles: list[list[int]] = []
     extras: list[list[Any]] = []
     fix: list[list[Any]] = []
     for i, (a, b) in enumerate(zip(seen, steps, strict=False)):
         ms.append(b[4] if len(b) > 4 else -1)
-        if len(a) == 5 and len(b) in (5, 6) and a[:4] == b[:4]:
-            if len(b) == 6:
-                extras.append([i, b[5]])
-        else:
+        mine: dict[str, Any] = a[5] if len(a) == 6 else {}
+        theirs: dict[str, Any] = b[5] if len(b) == 6 else {}
+        if (
+            len(a) not in (5, 6)
+            or len(b) not in (5, 6)
+            or a[:2] != b[:2]
+            or a[3] != b[3]
+            or any(k not in theirs for k in mine)
+        ):
             fix.append([i, b])
+            continue
+        if a[2] != b[2]:
+            tiles.append([i, b[2]])
+        added = {k: v for k, v in theirs.items() if k not in mine or mine[k] != v}
+        if added:
+            extras.append([i, added])
     missing = object()
     return {
         "from": len(seen),
         "ms": ms,
+        "tiles": tiles,
         "x": extras,
         "fix": fix,
         "S": steps[len(seen) :],

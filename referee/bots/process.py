@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -34,7 +35,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 import trio
 
@@ -170,6 +171,12 @@ class BotSpec:
     terminal: str | None = None
 
     def __post_init__(self) -> None:
+        if self.sandbox != "none" and web_port(self.argv) is not False:
+            raise ValueError(
+                f"{self.name}: a person's seat in the browser (`{HUMAN} {WEB}`) serves a page "
+                f"on this machine and cannot run in the sandbox ({self.sandbox}); play it "
+                "with --sandbox none, play's default"
+            )
         if self.terminal is not None and self.sandbox != "none":
             raise ValueError(
                 f"{self.name}: a person's seat (`{HUMAN}`) draws on your terminal and cannot "
@@ -205,6 +212,10 @@ def parse_bot(text: str, index: int = 0, label: str | None = None) -> BotSpec:
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError(f"{label}: empty command line")
+    if (port := web_port(argv)) is not False:  # a person, in the browser: `human --web`
+        if port is None:
+            raise ValueError(f"{label}: `{HUMAN} {WEB}` takes a port (1 to 65535) or none")
+        return BotSpec(name=name or HUMAN, argv=argv, named=bool(name))
     if argv == (HUMAN,):
         terminal = _terminal(label)
         return BotSpec(
@@ -236,11 +247,69 @@ def person_argv(terminal: str) -> tuple[str, ...]:
 
 def is_person(text: str) -> bool:
     """Whether a bot argument of `referee play` (`NAME=command` or a command) seats a
-    person: its command is `human`."""
+    person: its command is `human`, or `human --web [PORT]`."""
     try:
-        return tuple(shlex.split(_split_name(text)[1])) == (HUMAN,)
+        return is_person_argv(tuple(shlex.split(_split_name(text)[1])))
     except ValueError:
         return False
+
+
+def is_person_argv(argv: Sequence[str]) -> bool:
+    """Whether a command seats a person: `human` (at the terminal) or `human --web
+    [PORT]` (in the browser)."""
+    return tuple(argv) == (HUMAN,) or web_port(argv) is not False
+
+
+WEB = "--web"  # `human --web [PORT]`: a person's seat in the browser (referee.human.web)
+WEB_KEY_ENV = "REFEREE_SEAT_KEY"  # the seat's key, in its environment (never its argv)
+
+
+def web_port(argv: Sequence[str]) -> int | Literal[False] | None:
+    """For `human --web [PORT]`: the port asked for (0: any free one), None when what
+    follows `--web` is not a port; False for every other command."""
+    if len(argv) < 2 or argv[0] != HUMAN or argv[1] != WEB:
+        return False
+    if len(argv) == 2:
+        return 0
+    if len(argv) == 3 and argv[2].isdigit() and 1 <= int(argv[2]) <= 65535:
+        return int(argv[2])
+    return None
+
+
+@dataclass(frozen=True)
+class WebSeat:
+    """Where a person's browser seat serves its page in this run, and its key."""
+
+    port: int
+    key: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?k={self.key}"
+
+
+_WEB_SEATS: dict[str, WebSeat] = {}  # by the seat's name: the same page every game
+
+
+def web_seat(name: str, argv: Sequence[str]) -> WebSeat:
+    """The page of person `name`'s browser seat (`human --web [PORT]`) in this run: its
+    port (a free one, chosen once, when none is given) and a key made once."""
+    seat = _WEB_SEATS.get(name)
+    if seat is None:
+        port = web_port(argv) or _free_port()
+        seat = _WEB_SEATS[name] = WebSeat(port, secrets.token_urlsafe(24))
+    return seat
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def web_argv(name: str, seat: WebSeat) -> tuple[str, ...]:
+    """How a browser seat is started: `referee.human.web` serving on its port."""
+    return (sys.executable, "-m", "referee.human.web", "--port", str(seat.port), "--name", name)
 
 
 def _terminal(label: str) -> str:
@@ -701,7 +770,11 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     Run `watch()` in a nursery to learn when the bot exits. A command that does
     not exist or cannot be executed raises `OSError` here.
     """
-    if spec.argv == (HUMAN,):  # a person in a league (`referee league`): at this terminal
+    if web_port(spec.argv) is not False:  # a person, in the browser
+        seat = web_seat(spec.name, spec.argv)
+        env = {**spec.env, WEB_KEY_ENV: seat.key}
+        spec = dataclasses.replace(spec, argv=web_argv(spec.name, seat), env=env)
+    elif spec.argv == (HUMAN,):  # a person in a league (`referee league`): at this terminal
         try:
             terminal = spec.terminal or _terminal(spec.name)
         except ValueError as exc:

@@ -41,14 +41,19 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
     anything starts: the referee's standard input is a terminal, and no cluster."""
 
     def check(config: LeagueConfig) -> None:
+        from ..bots.process import web_port
+
         person = next((b.name for b in config.bots if b.person), None)
         if person is None:
             return
+        at_terminal = [b for b in config.bots if b.person and web_port(b.spec.argv) is False]
         if cluster is not None:
-            fail(f"--cluster: {person!r} is a person (`human`), who plays at this terminal")
-        if not sys.stdin.isatty():
+            where = "at this terminal" if at_terminal else "in a browser on this machine"
+            fail(f"--cluster: {person!r} is a person (`human`), who plays {where}")
+        if at_terminal and not sys.stdin.isatty():
             fail(
-                f"{person}: `human` seats a person at this terminal, but the referee's "
+                f"{at_terminal[0].name}: `human` seats a person at this terminal, but the "
+                "referee's "
                 "standard input is not a terminal"
             )
 
@@ -131,6 +136,12 @@ def league_cmd(
                 f"referee: a person is seated: one game at a time (not --jobs {jobs})", err=True
             )
         workers, quiet = 1, True
+        from ..bots.process import web_port, web_seat
+
+        for b in config.bots:  # each browser seat's page, before the first game
+            if b.person and web_port(b.spec.argv) is not False:
+                url = web_seat(b.name, b.spec.argv).url
+                click.echo(f"{b.name}: play in your browser at {url}", err=True)
     site = live_site(config, site_dir, report_every)
     resume_cmd = resume_command(config.out)
     say_nothing_to_resume(config.out, resume)

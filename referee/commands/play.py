@@ -215,12 +215,25 @@ def play_cmd(
     `human` seats you, at this terminal; --move-ms and --bank-ms then default to
     60000 and 600000 (docs/human.md).
     """
-    from ..bots.process import Limits, is_person
+    from ..bots.process import Limits, is_person, parse_bot, web_port
     from .play_game import play_from_cli
 
-    persons = sum(is_person(text) for text in bots)
-    if persons > 1:
-        fail(f"{persons} seats are `human`: one terminal seats one person (docs/human.md)")
+    persons = [text for text in bots if is_person(text)]
+    webs = []
+    for i, text in enumerate(bots):
+        if text in persons:
+            try:
+                spec = parse_bot(text, i) if "--web" in text else None
+            except ValueError as exc:
+                fail(str(exc))
+            if spec is not None and web_port(spec.argv) is not False:
+                webs.append(spec)
+    at_terminal = len(persons) - len(webs)
+    if at_terminal > 1:
+        fail(f"{at_terminal} seats are `human`: one terminal seats one person (docs/human.md)")
+    names = [spec.name for spec in webs]
+    if len(set(names)) < len(names):
+        fail("two browser seats are both named " + repr(names[0]) + ": give each NAME=")
     if persons:
         context = click.get_current_context()
         if context.get_parameter_source("move_ms") is ParameterSource.DEFAULT:

@@ -21,7 +21,7 @@ import click
 from protocol.messages import MS_MAX, TimeControl
 
 from ..bots.faults import FaultKind, Policy
-from ..bots.process import BotSpec, Limits, parse_bot, unstartable
+from ..bots.process import BotSpec, Limits, parse_bot, unstartable, web_port, web_seat
 from ..bots.sandbox import SandboxError, bwrap_problem, check_visible, resolve
 from ..consoles import output_console
 from ..game.match import new_game_seed, seed_problem
@@ -208,8 +208,14 @@ def bot_specs(
     for i, spec in enumerate(specs):
         # As a league refuses its file: a bot that cannot start would only forfeit every
         # round, and the game would end with status 0 and the reason in the log alone.
+        if web_port(spec.argv) is not False:  # a person in the browser: the referee's own
+            continue
         if (problem := unstartable(spec)) is not None:
             fail(f"{named[i]} ({spec.name}): cannot start it: {problem}")
+    for spec in specs:  # each person's page in the browser, before the game starts
+        if web_port(spec.argv) is not False:
+            url = web_seat(spec.name, spec.argv).url
+            click.echo(f"{spec.name}: play in your browser at {url}", err=True)
     return specs
 
 

@@ -10,6 +10,11 @@ terminal's modes, always restored, and the line being typed), `moves.py` (what w
 typed, as one of the legal moves) and `screen.py` (the board and the game's events,
 drawn with rich).
 
+`human --web [PORT]` seats a person in the browser instead: `web.py`,
+`python -m referee.human.web`, the same kind of bot process, serving the page
+`assets/seat.html` on 127.0.0.1 (Starlette on hypercorn's trio worker) behind the
+seat's key.
+
 It may import `protocol` (the wire messages carry all it shows) and the top of
 `referee` (`text`: other seats' names shown escaped); never the engine or any other
 package of the referee. docs/human.md says how a person plays.

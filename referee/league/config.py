@@ -28,7 +28,16 @@ from msgspec import UNSET, UnsetType
 from protocol.messages import TimeControl
 
 from ..bots.faults import Policy
-from ..bots.process import HUMAN, BotSpec, Limits, env_name, findable, missing_script
+from ..bots.process import (
+    HUMAN,
+    BotSpec,
+    Limits,
+    env_name,
+    findable,
+    is_person_argv,
+    missing_script,
+    web_port,
+)
 from ..bots.sandbox import Hidden, SandboxError, bwrap_problem, check_visible, resolve
 from ..bots.tokens import token_problem
 from ..rules import Rules, RulesError, preset
@@ -73,8 +82,9 @@ class BotEntry:
 
     @property
     def person(self) -> bool:
-        """A person's seat: the command `human` (`referee.human`, docs/human.md)."""
-        return self.spec.argv == (HUMAN,)
+        """A person's seat: the command `human` or `human --web [PORT]` (`referee.human`,
+        docs/human.md)."""
+        return is_person_argv(self.spec.argv)
 
     @property
     def name(self) -> str:
@@ -276,9 +286,10 @@ def parse_config(
             processes=_given(raw.max_processes),
             scratch_mb=_given(raw.scratch_mb),
         )
-        person = argv == (HUMAN,)
+        person = is_person_argv(argv)
         if person:
-            _person_allowed(persons, key, name, raw, given, [b.name for b in bots if b.person])
+            at_terminal = [b.name for b in bots if b.person and web_port(b.spec.argv) is False]
+            _person_allowed(persons, key, name, raw, given, at_terminal, argv)
         chosen = "none" if person else sandbox_override or raw.sandbox
         if chosen == "auto":
             if auto_sandbox is None:
@@ -618,16 +629,25 @@ def _clock(t: TimeControl) -> list[int]:
 
 
 def _person_allowed(
-    persons: bool, key: str, name: str, raw: BotTable, given: set[str], before: list[str]
+    persons: bool,
+    key: str,
+    name: str,
+    raw: BotTable,
+    given: set[str],
+    before: list[str],
+    argv: tuple[str, ...],
 ) -> None:
-    """`ConfigError` unless a person may take bot `name` (the command `human`) here."""
+    """`ConfigError` unless a person may take bot `name` (the command `human`, or
+    `human --web [PORT]`) here; `before` names the persons at the terminal so far."""
+    if web_port(argv) is None:
+        raise ConfigError(f"{key}.command: `{HUMAN} --web` takes a port (1 to 65535) or none")
     if not persons:
         raise ConfigError(
             f"{key}.command: `{HUMAN}` seats a person in `referee play` and `referee league` "
             "only, not in a match, an arena or a league served or played on a cluster "
             "(docs/human.md)"
         )
-    if before:
+    if before and web_port(argv) is False:
         raise ConfigError(
             f"{key}.command: {before[0]!r} is `{HUMAN}` already: one terminal seats one "
             "person (docs/human.md)"

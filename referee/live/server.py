@@ -90,9 +90,12 @@ def _stream(feed: LiveFeed, events: AsyncIterator[bytes]) -> Response:
     async def counted() -> AsyncIterator[bytes]:
         feed.streams += 1
         try:
-            yield RETRY
+            first = RETRY  # sent with the first event: one write fewer per stream
             async for event in events:
-                yield event
+                yield first + event
+                first = b""
+            if first:
+                yield first
         finally:
             feed.streams -= 1
 
@@ -143,14 +146,15 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
         seen = game.version
         snap = feed.snapshot(game)
         status = game.shown_status(feed.public)
+        out = b""  # what changed, in one write: a new status and the data that came with it
         if status != sent_status:
             sent_status = status
-            yield _event("status", b'"' + status.encode() + b'"')
-            last = trio.current_time()
+            out = _event("status", b'"' + status.encode() + b'"')
         if snap and game.seq != have:
-            event = feed.framed(game, have)
+            out += feed.framed(game, have)
             have = game.seq
-            yield event
+        if out:
+            yield out
             last = trio.current_time()
         if game.status in FINAL or feed.over:
             return

@@ -83,6 +83,7 @@ class WebSeat:
         self.over = False
         self.status = 0
         self.out = trio.lowlevel.FdStream(os.dup(1))
+        self.writing = trio.Lock()  # a pong and the person's move may be sent at once
         self.done = trio.Event()
 
     def _note(self, data: bytes) -> None:
@@ -91,7 +92,8 @@ class WebSeat:
         self.changed = trio.Event()
 
     async def send(self, message: Message) -> None:
-        await self.out.send_all(encode(message, self.framer.max_line))
+        async with self.writing:
+            await self.out.send_all(encode(message, self.framer.max_line))
 
     async def handle(self, message: Message) -> bool:
         """Take one message of the referee's; False once it said `bye`."""

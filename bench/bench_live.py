@@ -2,10 +2,13 @@
 spectators, beside `--live` with none and a league without `--live`, in one run.
 
     .venv/bin/python bench/bench_live.py [--repeats 5] [--spectators 20] [--deals 4]
+        [--mode public|after-deal]
 
 Each run is a league played in this process (`run_league`, as `referee league`
 runs it: logs, ledger, standings), with `live = "public"` (the costlier mode: each
-game's spectator view is built move by move and sent as it changes) for two seats of
+game's spectator view is built move by move and sent as it changes; `--mode
+after-deal` for the league's default, each game sent whole once it is over) for two
+seats of
 the shell bot `sample_bots/minimal.sh` (legal move 0, no JSON parser: next to no
 CPU of its own), `--deals` deals of the standard rules (double-12, 13 rounds), one
 game at a time. The spectators are threads of another process (this script with
@@ -47,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 KEY = "00112233445566778899aabbccddeeff"
 KINDS = ("no --live", "--live, 0 watching", "--live, N watching")
+FOLLOWED = ("playing", "pending")  # a game is followed from its start (public), or
+# from when it is listed (after-deal, where every game not yet shown is "pending")
 
 
 # ---------------------------------------------------------------- the spectators
@@ -75,7 +80,7 @@ def spectator(port: int, seen: list[int]) -> None:
             continue
         listing = json.loads(line[6:])
         for game in listing["games"]:
-            if game["status"] == "playing" and game["game"] not in followed:
+            if game["status"] in FOLLOWED and game["game"] not in followed:
                 followed.add(game["game"])
                 t = threading.Thread(
                     target=follow, args=(port, f"/game/{game['game']}/events", seen)
@@ -120,7 +125,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def league_run(kind: str, folder: Path, deals: int, watchers: int) -> dict[str, float]:
+async def league_run(
+    kind: str, folder: Path, deals: int, watchers: int, mode: str = "public"
+) -> dict[str, float]:
     data = {
         "league": {
             "name": "live-bench",
@@ -129,7 +136,7 @@ async def league_run(kind: str, folder: Path, deals: int, watchers: int) -> dict
             "deals": deals,
             "duplicate": False,
             "deal_key": KEY,  # the same games in every run
-            "live": "public",
+            "live": mode,
         },
         "rules": {"preset": "standard"},
         "time": {"move_ms": 5000},
@@ -137,7 +144,7 @@ async def league_run(kind: str, folder: Path, deals: int, watchers: int) -> dict
     }
     config = parse_config(data, folder / "league.toml", out=folder / "out", check_programs=False)
     console = Console(quiet=True)
-    feed = LiveFeed("public", duplicate=False) if kind != KINDS[0] else None
+    feed = LiveFeed(mode, duplicate=False) if kind != KINDS[0] else None
     port = free_port()
     spectators = None
     if kind == KINDS[2]:
@@ -185,9 +192,10 @@ async def bench(args: argparse.Namespace) -> None:
             for kind in KINDS:
                 run = Path(folder) / f"{KINDS.index(kind)}-{k}"
                 run.mkdir()
-                result = await league_run(kind, run, args.deals, args.spectators)
+                result = await league_run(kind, run, args.deals, args.spectators, args.mode)
                 if k >= 0:
                     runs[kind].append(result)
+    print(f"league.live = {args.mode!r}")
     print(
         f"machine: {cpu_model()}; load at the end {Path('/proc/loadavg').read_text().split()[:3]}"
     )
@@ -216,6 +224,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--spectators", type=int, default=20)
     parser.add_argument("--deals", type=int, default=4)
+    parser.add_argument(
+        "--mode",
+        choices=("public", "after-deal"),
+        default="public",
+        help="league.live: public (each game move by move, the costlier) or after-deal "
+        "(each game whole once its deal is over, the default of a league)",
+    )
     parser.add_argument("--spectate", nargs=2, type=int, metavar=("PORT", "COUNT"))
     args = parser.parse_args()
     if args.spectate:

@@ -87,6 +87,9 @@ def test_a_pid_hopping_bot_computes_nothing_while_it_waits_between_games(
 
 
 @needs_bwrap
+# Timing too, as the test above: in a full quiet run (the suite's own load, 9.7) the
+# chain computed 78 units between a game's end and the v1 freeze, one turn being 50.
+@pytest.mark.alone
 def test_a_v1_freezer_cgroup_freezes_a_pid_hopping_bot_too() -> None:
     # A host without cgroup v2 (REFEREE_CGROUP=v1 makes this one such): the v1
     # freezer hierarchy holds the bot, as root.

@@ -131,6 +131,7 @@ class Watched:
     out: Path
     games: list[Stream]
     listing: Stream
+    err: str = ""  # the run's stderr after its first line
 
 
 def started(
@@ -187,7 +188,7 @@ def watch(
     listing.join()
     for s in streams:
         s.join()
-    return Watched(folder / "out", streams, listing)
+    return Watched(folder / "out", streams, listing, err)
 
 
 def pages(stream: Stream) -> list[dict[str, Any]]:

@@ -54,6 +54,8 @@ def test_serve_shows_its_league_live_over_https(tmp_path: Path) -> None:
     assert len(watched.games) == 2
     for stream in watched.games:
         game = stream.path.split("/")[2]
+        statuses = [json.loads(d) for _, n, d in stream.events if n == "status"]
+        assert statuses[-1] == "shown", (game, statuses, watched.err)
         assert pages(stream)[-1] == whole(watched.out / "logs" / f"{game}.jsonl.gz")
 
 

@@ -148,9 +148,10 @@ async def serve_live(
         fail(str(exc))
     tls = (cert, key) if cert is not None and key is not None else None
     host, port = listen.host, listen.port
+    stop = trio.Event()
     async with trio.open_nursery() as nursery:
         try:
-            address = await nursery.start(serve, feed, host, port, site, tls)
+            address = await nursery.start(serve, feed, host, port, site, tls, stop)
         except (OSError, BaseExceptionGroup) as exc:
             # hypercorn binds in a task of its own: its OSError comes in a group
             found = exc if isinstance(exc, OSError) else _first(exc, OSError)
@@ -164,8 +165,9 @@ async def serve_live(
             feed.finish()
             # The open streams send their last and end; a page whose stream dropped
             # meanwhile reconnects within the second (`retry`) and gets the end too.
-            with trio.move_on_after(3):
+            with trio.move_on_after(10):  # a slow reader on a busy machine
                 await trio.sleep(1)
                 while feed.streams:
                     await trio.sleep(0.02)
-            nursery.cancel_scope.cancel()
+            stop.set()  # hypercorn ends each connection cleanly, then returns
+            nursery.cancel_scope.deadline = trio.current_time() + 3

@@ -17,7 +17,6 @@ ends once its game is shown, or when the run is over.
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
@@ -177,12 +176,15 @@ async def serve(
     port: int,
     site: Path | None = None,
     tls: tuple[Path, Path] | None = None,
+    stop: trio.Event | None = None,
     *,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the feed on `host:port` until cancelled, over HTTPS with `tls` (a PEM
     certificate chain and its key; TLS 1.2 at least, as hypercorn sets); `task_status`
-    gets the address."""
+    gets the address. Once `stop` is set the server stops gracefully: it takes no new
+    connection and closes the open ones once their responses are sent (within
+    `graceful_timeout`), so a spectator's last event is never cut off by a reset."""
     config = Config()
     if tls is not None:
         config.certfile, config.keyfile = str(tls[0]), str(tls[1])
@@ -205,6 +207,7 @@ async def serve(
                 )
             )
             task_status.started(binds[0])
-            await trio.sleep(math.inf)
+            await (trio.Event() if stop is None else stop).wait()  # None: until cancelled
+            shutdown.set()
     finally:
         shutdown.set()

@@ -12,8 +12,11 @@ import http.client
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -23,8 +26,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.test_isolation import BOTS, Runner, needs_bwrap, reports
+from tests.test_isolation import runner as runner  # the fixture: as root and as a user
 from tests.test_replay_html import Browser
 from tests.test_replay_html import browser as browser  # the fixture: one Chromium
+from tests.test_tree_memory import write_league
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -269,6 +275,54 @@ def test_human_web_is_never_sandboxed_and_takes_a_port(tmp_path: Path) -> None:
         assert done.stderr.count("\n") == 1, done.stderr
 
 
+def play_person(proc: subprocess.Popen[str], port: int, key: str, games: int) -> tuple[int, int]:
+    """Play a browser seat over HTTP (the last legal move each turn) through `games`
+    games of a league that starts a fresh seat for each: the seats' sessions seen and
+    the moves made."""
+    sessions: list[str] = []
+    answered: set[tuple[str, int]] = set()  # a stream opened again replays its turns
+    moves = 0
+    while proc.poll() is None and len(sessions) < games:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("GET", f"/events?k={key}")
+            response = conn.getresponse()
+        except ConnectionRefusedError:  # between games: the next seat is not up yet
+            time.sleep(0.05)
+            continue
+        name = ""
+        while line := response.readline():
+            text = line.decode().rstrip("\n")
+            if text.startswith("event: "):
+                name = text[7:]
+            elif text.startswith("data: ") and name == "seat":
+                session = json.loads(text[6:])["session"]
+                if session not in sessions:
+                    sessions.append(session)
+            elif text.startswith("data: ") and name == "m":
+                m = json.loads(text[6:])
+                if m["type"] == "turn" and (sessions[-1], m["id"]) not in answered:
+                    answered.add((sessions[-1], m["id"]))
+                    body = json.dumps({"id": m["id"], "index": len(m["legal"]) - 1})
+                    move = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                    move.request("POST", f"/move?k={key}", body)
+                    assert move.getresponse().status == 200
+                    move.close()
+                    moves += 1
+        conn.close()
+    return len(sessions), moves
+
+
+def address(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    """The port and key of the browser seat `me` from the first line the run printed."""
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    said = r"me: play in your browser at http://127\.0\.0\.1:(\d+)/\?k=(\S+)\n"
+    found = re.fullmatch(said, first)
+    assert found is not None, first + proc.stderr.read()
+    return int(found.group(1)), found.group(2)
+
+
 def test_a_person_plays_a_league_in_the_browser(tmp_path: Path) -> None:
     """`[[bot]] command = "human --web"` in a league without duplicate deals, with no
     terminal: the address is printed once, each game starts a fresh seat on the same
@@ -291,51 +345,81 @@ def test_a_person_plays_a_league_in_the_browser(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        assert proc.stderr is not None
-        first = proc.stderr.readline()
-        found = re.fullmatch(
-            r"me: play in your browser at http://127\.0\.0\.1:(\d+)/\?k=(\S+)\n", first
-        )
-        assert found is not None, first + proc.stderr.read()
-        port, key = int(found.group(1)), found.group(2)
-        sessions: list[str] = []
-        answered: set[tuple[str, int]] = set()  # a stream opened again replays its turns
-        moves = 0
-        while proc.poll() is None and len(sessions) < 2:  # me against r1, then r2
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-                conn.request("GET", f"/events?k={key}")
-                response = conn.getresponse()
-            except ConnectionRefusedError:  # between games: the next seat is not up yet
-                time.sleep(0.05)
-                continue
-            name = ""
-            while line := response.readline():
-                text = line.decode().rstrip("\n")
-                if text.startswith("event: "):
-                    name = text[7:]
-                elif text.startswith("data: ") and name == "seat":
-                    session = json.loads(text[6:])["session"]
-                    if session not in sessions:
-                        sessions.append(session)
-                elif text.startswith("data: ") and name == "m":
-                    m = json.loads(text[6:])
-                    if m["type"] == "turn" and (sessions[-1], m["id"]) not in answered:
-                        answered.add((sessions[-1], m["id"]))
-                        body = json.dumps({"id": m["id"], "index": len(m["legal"]) - 1})
-                        move = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                        move.request("POST", f"/move?k={key}", body)
-                        assert move.getresponse().status == 200
-                        move.close()
-                        moves += 1
-            conn.close()
+        port, key = address(proc)
+        sessions, moves = play_person(proc, port, key, 2)  # me against r1, then r2
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert len(sessions) == 2 and moves >= 4
+    assert sessions == 2 and moves >= 4
     standings = json.loads((tmp_path / "out" / "standings.json").read_text(encoding="utf-8"))
     rows = {row["name"]: row for row in standings["bots"]}
     assert rows["me"]["games"] == 2 and not rows["me"]["faults"], rows["me"]
     assert "me:" not in err  # the address was printed once, before the first game
+
+
+def thief_league(runner: Runner, sandbox: str) -> dict[str, Any]:
+    """A league of a browser seat (played over HTTP) and `seat_thief.py` in `sandbox`,
+    run by `runner`: what the thief found."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    bots = f"""
+[[bot]]
+name = "me"
+command = "human --web {port}"
+
+[[bot]]
+name = "thief"
+command = "{runner.python} {BOTS / "seat_thief.py"} {port}"
+sandbox = "{sandbox}"
+"""
+    league = write_league(runner, "seat-thief", bots)
+    proc = subprocess.Popen(
+        [*runner.prefix, "league", str(league)],
+        cwd=runner.folder,
+        env=runner.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        got, key = address(proc)
+        assert got == port
+        play_person(proc, port, key, 1)
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (said,) = [r["thief"] for r in reports(runner.folder / "out") if "thief" in r]
+    assert isinstance(said, dict)
+    assert key not in json.dumps(said) or sandbox == "none"
+    return said
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_cannot_read_or_reach_a_persons_browser_seat(runner: Runner) -> None:
+    """As root and as an unprivileged user: a hostile bot in the sandbox, at the
+    person's table, finds no seat key in any environment it can read, and every request
+    it makes to the seat's page is refused (or cannot connect): never the hand."""
+    said = thief_league(runner, "bwrap")
+    assert said["keys"] == 0, said
+    assert len(said["asked"]) == 2, said  # without a key, and with a guess
+    for path, answer in said["asked"].items():
+        assert " 200 " not in answer and (" 403 " in answer or "Error" in answer), (path, said)
+
+
+def test_outside_the_sandbox_a_bot_of_the_same_user_finds_the_key(tmp_path: Path) -> None:
+    """The test above has teeth, and the limit is documented (docs/human.md): a bot the
+    referee runs unsandboxed, as the seat's own user, reads the key from the seat's
+    environment and gets the person's messages."""
+    folder = Path(tempfile.mkdtemp(prefix="seat-thief-"))
+    try:
+        said = thief_league(Runner("root" if os.geteuid() == 0 else "user", folder), "none")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert said["keys"] >= 1, said
+    assert any(" 200 " in answer for answer in said["asked"].values()), said

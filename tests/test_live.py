@@ -483,3 +483,33 @@ def test_the_live_page_follows_a_league_and_shows_notes_once_a_game_is_over(
     # No error; no request but the live server's own (the viewer is drawn from its data).
     served = ("request: " + address, "request: about:srcdoc")
     assert [p for p in browser.problems() if not p.startswith(served)] == []
+
+
+async def test_what_changes_while_an_event_is_sent_is_sent_next() -> None:
+    """A stream is suspended while its event is written to a slow reader; a game shown
+    meanwhile (or the run's end) is the next thing it sends, never lost. (A fresh-clone
+    run under load once ended a stream with "held": the game was shown while "held" was
+    being sent, and the stream took the new status for one it had sent.)"""
+    from referee.live.server import _game_stream, _list_stream
+
+    rules = preset("standard", max_pip=6, players=2)
+    feed = LiveFeed("public", duplicate=False)
+    feed.schedule([("g1", ["a", "b"], 7)], ())
+    feed.begin("g1", ["a", "b"], 7, rules, new_game(rules, 7), [1000, 1000])
+    game = feed.games["g1"]
+    game.status = "held"  # over; being made into the whole game
+    feed.moved(game)
+    games, listing = _game_stream(feed, game), _list_stream(feed)
+    assert b'"held"' in await games.__anext__()
+    assert b'"over":false' in await listing.__anext__()
+    # While those were being sent: the game is shown, and the run ends.
+    game.snapshot, game.more, game.status = b'{"whole":1}', b"", "shown"
+    game.seq += 1
+    feed.moved(game)
+    feed.finish()
+    shown = await games.__anext__()
+    assert b'"shown"' in shown and b'{"whole":1}' in shown
+    assert b'"over":true' in await listing.__anext__()
+    for stream in (games, listing):
+        with pytest.raises(StopAsyncIteration):
+            await stream.__anext__()

@@ -772,7 +772,9 @@ async def start_bot(spec: BotSpec, stderr_path: Path | None = None) -> BotProces
     """
     if web_port(spec.argv) is not False:  # a person, in the browser
         seat = web_seat(spec.name, spec.argv)
-        env = {**spec.env, WEB_KEY_ENV: seat.key}
+        # The seat runs the referee's own code: it imports it as the referee does.
+        imports = os.pathsep.join(p for p in sys.path if p)
+        env = {**spec.env, WEB_KEY_ENV: seat.key, "PYTHONPATH": imports}
         spec = dataclasses.replace(spec, argv=web_argv(spec.name, seat), env=env)
     elif spec.argv == (HUMAN,):  # a person in a league (`referee league`): at this terminal
         try:

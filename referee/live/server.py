@@ -122,8 +122,8 @@ async def _list_stream(feed: LiveFeed) -> AsyncIterator[bytes]:
                 said = listing
                 yield _event("games", listing)
                 last = trio.current_time()
-                if feed.over:
-                    return
+                if feed.over and feed.version == sent:
+                    return  # the last list sent is the run's last
                 await feed.pause()  # at most one list an interval
             continue
         with trio.move_on_at(last + KEEPALIVE_S):
@@ -155,6 +155,8 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[bytes]:
         if out:
             yield out
             last = trio.current_time()
+            if game.version != seen:
+                continue  # it changed while this was sent (shown, say): that goes next
         if game.status in FINAL or feed.over:
             return
         if game.status == "playing" and game.snapped != game.version and snap:

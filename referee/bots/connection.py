@@ -224,37 +224,49 @@ class Connection:
         """The next whole line. Raises `BotGoneError` at end of stream and
         `RemoteProtocolError` for an oversize or non-UTF-8 line."""
         while not self._lines:
-            if self._eof:
-                raise BotGoneError(f"{self.name} closed its output")
-            data: bytes | bytearray
-            try:
-                fd = self._in_fd
-                early, self._early = self._early, None
-                if early is not None:  # what `line_now` read: the end, or an error
-                    if isinstance(early, Exception):
-                        raise early
-                    data = early
-                elif fd is None:
-                    data = await self._receive_stream.receive_some(READ_CHUNK)
-                else:
-                    empty, self._empty = self._empty, False
-                    data = await _read_fd(fd, empty)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                self._eof = True
-                raise BotGoneError(f"{self.name}: read failed: {exc}") from None
-            if not data:
-                self._eof = True
-                try:
-                    self._framer.eof()
-                except RemoteProtocolError as exc:
-                    raise BotGoneError(f"{self.name} closed its output mid-line: {exc}") from None
-                raise BotGoneError(f"{self.name} closed its output")
-            self.bytes_in += len(data)
-            self._absorb(bytes(data))
+            await self._fill()
         item = self._lines.popleft()
         if isinstance(item, RemoteProtocolError):
             raise item  # a bad line, in its place among the good ones
         return item
+
+    async def wait_input(self) -> None:
+        """Return once a line (good or bad) is here to be received, taking none of
+        them; `BotGoneError` once the stream has ended. What watches a connection
+        while nothing is expected of it, to notice the peer gone; cancelled, it
+        loses nothing (`receive_line` later reads what it had read)."""
+        while not self._lines:
+            await self._fill()
+
+    async def _fill(self) -> None:
+        """Read once more into the lines; `BotGoneError` at the end of the stream."""
+        if self._eof:
+            raise BotGoneError(f"{self.name} closed its output")
+        data: bytes | bytearray
+        try:
+            fd = self._in_fd
+            early, self._early = self._early, None
+            if early is not None:  # what `line_now` read: the end, or an error
+                if isinstance(early, Exception):
+                    raise early
+                data = early
+            elif fd is None:
+                data = await self._receive_stream.receive_some(READ_CHUNK)
+            else:
+                empty, self._empty = self._empty, False
+                data = await _read_fd(fd, empty)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            self._eof = True
+            raise BotGoneError(f"{self.name}: read failed: {exc}") from None
+        if not data:
+            self._eof = True
+            try:
+                self._framer.eof()
+            except RemoteProtocolError as exc:
+                raise BotGoneError(f"{self.name} closed its output mid-line: {exc}") from None
+            raise BotGoneError(f"{self.name} closed its output")
+        self.bytes_in += len(data)
+        self._absorb(bytes(data))
 
     def line_now(self) -> str | None:
         """The next line if it is here or a pipe gives it without waiting, and it is a good

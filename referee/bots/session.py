@@ -107,7 +107,9 @@ class TcpSession:
         self.peer = peer
         self.returncode: int | None = None  # stays None while the session is open
         self.ended = trio.Event()
+        # While it waits for a game: what watches it (`BotServer.park`), and when that ends.
         self.idle_scope: trio.CancelScope | None = None
+        self.idle_over: trio.Event | None = None
         # While it plays a game with a reconnect window: the game, and what takes a
         # connection that logs in again to resume it (`referee.game.match.Rejoin`).
         self.game: str | None = None

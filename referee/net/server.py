@@ -454,8 +454,7 @@ class BotServer:
             # Playing, or shaking hands; a session whose game saw it go is gone already.
             return slot.connected is old and not old.connection.finished
         slot.idle.remove(old)
-        if old.idle_scope is not None:
-            old.idle_scope.cancel()
+        await self._unpark(old)
         self._nonce += 1
         try:
             await ping(old.connection, self._nonce, PING_S)
@@ -519,19 +518,45 @@ class BotServer:
         if slot.connected is not session or session.ended.is_set():
             return
         slot.idle.append(session)
-        if self.limits.idle_ms and self._nursery is not None:
+        if self._nursery is not None:
             session.idle_scope = trio.CancelScope()
-            self._nursery.start_soon(self._expire, session, session.idle_scope)
+            session.idle_over = trio.Event()
+            self._nursery.start_soon(self._idle, session, session.idle_scope, session.idle_over)
         self._notify()
 
-    async def _expire(self, session: TcpSession, scope: trio.CancelScope) -> None:
-        with scope:
-            await trio.sleep(self.limits.idle_ms / 1000)
+    async def _idle(self, session: TcpSession, scope: trio.CancelScope, over: trio.Event) -> None:
+        """Watch a session that waits for a game: a peer that goes (a bot killed between
+        games) is forgotten at once, so no game is started for it on a dead connection;
+        one idle for `idle_ms` is sent `bye`. Taking the session cancels `scope`."""
+        try:
+            with scope:
+                if self.limits.idle_ms:
+                    scope.deadline = trio.current_time() + self.limits.idle_ms / 1000
+                try:
+                    await session.connection.wait_input()
+                except BotGoneError:
+                    if session in self.slots[session.name].idle:
+                        log.info("%s: disconnected while waiting for a game", session.name)
+                        await self.end(session, polite=False)
+                    return
+                # A line while nothing was asked: the ping before its next game reads
+                # it (and ends the session if it is not one); here the clock goes on.
+                await trio.sleep_forever()
             slot = self.slots[session.name]
-            if session in slot.idle:
+            if scope.cancelled_caught and session in slot.idle:
                 slot.idle.remove(session)
                 log.info("%s: idle for %d ms; disconnected", session.name, self.limits.idle_ms)
                 await self.end(session, polite=True, reason="idle")
+        finally:
+            over.set()
+
+    async def _unpark(self, session: TcpSession) -> None:
+        """Stop watching `session` (taken out of `idle` already) before it is used."""
+        if session.idle_scope is not None:
+            session.idle_scope.cancel()
+        if session.idle_over is not None:
+            await session.idle_over.wait()
+        session.idle_scope = session.idle_over = None
 
     def _notify(self) -> None:
         """Wake whoever waits in `take_all`: a slot changed."""
@@ -585,10 +610,7 @@ class BotServer:
             if slot is None:
                 taken[name] = f"{name} is not a tcp bot of this server"
             elif slot.idle:
-                session = slot.idle.pop()
-                if session.idle_scope is not None:
-                    session.idle_scope.cancel()
-                taken[name] = session
+                taken[name] = slot.idle.pop()
             elif name in failed:
                 taken[name] = f"did not answer a ping, and not back within {timeout_s * 1000:g} ms"
             elif name not in self.nonces and name not in failed and name not in self.waited:
@@ -598,6 +620,9 @@ class BotServer:
                 )
             else:
                 taken[name] = f"not connected within {timeout_s * 1000:g} ms"
+        for session in taken.values():
+            if isinstance(session, TcpSession):
+                await self._unpark(session)
         return taken
 
     async def end(self, session: TcpSession, *, polite: bool, reason: str = "done") -> None:

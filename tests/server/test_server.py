@@ -29,6 +29,7 @@ from rich.console import Console
 
 from protocol import messages as m
 from protocol.messages import TimeControl
+from referee.bots.session import ping
 from referee.cli import main
 from referee.league.config import LeagueConfig, load_config
 from referee.league.ledger import Ledger
@@ -302,6 +303,47 @@ async def test_a_bot_waiting_longer_than_idle_ms_is_sent_bye_idle(tmp_path: Path
         assert on.server.slots["c"].connected is None
         while on.server.open_connections:  # the server's side closes right after
             await trio.sleep(0.01)
+
+
+async def test_a_bot_that_goes_while_waiting_for_a_game_is_forgotten_at_once(
+    tmp_path: Path,
+) -> None:
+    # Killed between games, a bot must not be taken for the next one (an arena would
+    # seat it, wait out its ping and record a forfeit): its end is noticed while it
+    # waits. One that stays, and even says something unasked, is still taken and
+    # answers the ping before its game: the watch reads nothing away from it.
+    async with listening(tmp_path, "") as on:
+        leaving = await login(on.port, "c", TOKEN_C)
+        assert (await first_line(leaving))["type"] == "hello"
+        await leaving.send_all(b'{"type":"ready","name":"c"}\n')
+        await on.logged_in.wait()
+        while not on.server.ready("c"):
+            await trio.sleep(0.01)
+        await leaving.aclose()
+        while on.server.ready("c") or on.server.slots["c"].connected is not None:
+            await trio.sleep(0.01)
+        staying = await login(on.port, "d", TOKEN_D)
+        assert (await first_line(staying))["type"] == "hello"
+        await staying.send_all(b'{"type":"ready","name":"d"}\n')
+        while not on.server.ready("d"):
+            await trio.sleep(0.01)
+        await staying.send_all(b'{"type":"pong","nonce":0}\n')  # unasked
+        await trio.sleep(0.05)
+        assert on.server.ready("d")
+        taken = await on.server.take_all(["d"], 1.0)
+        session = taken["d"]
+        assert not isinstance(session, str)
+
+        async def answer() -> None:
+            data = b""
+            while b"ping" not in data:
+                data += await staying.receive_some(65536)
+            nonce = json.loads(data.split(b"\n")[-2])["nonce"]
+            await staying.send_all(json.dumps({"type": "pong", "nonce": nonce}).encode() + b"\n")
+
+        on.nursery.start_soon(answer)
+        await ping(session.connection, 5, 2.0)
+        await staying.aclose()
 
 
 async def test_a_missing_tcp_bot_is_a_startup_failure(tmp_path: Path) -> None:

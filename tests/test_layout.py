@@ -52,10 +52,12 @@ ALLOWED: dict[str, set[str]] = {
     # hands it its games; it reads their logs and makes the replay page's data)
     "live": {"protocol", "rules", "referee", "game", "logs"},
     "league": BELOW_LEAGUE,
+    # events: stages of rounds whose tables are leagues of their own
+    "event": BELOW_LEAGUE | {"league"},
     "site": BELOW_LEAGUE | {"league"},
     "net": BELOW_LEAGUE | {"league", "site"},
     "arena": BELOW_LEAGUE | {"league", "site"},
-    "commands": BELOW_LEAGUE | {"league", "site", "net", "arena"},
+    "commands": BELOW_LEAGUE | {"league", "site", "net", "arena", "event"},
 }
 # Imports the layering allows by name, and why.
 EXCEPTIONS = {

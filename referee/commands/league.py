@@ -15,6 +15,7 @@ from .league_options import (
     beacon_option,
     cannot_play_line,
     cluster_option,
+    jobs_option,
     keep_going_option,
     live_site,
     load_league,
@@ -63,14 +64,10 @@ def person_check(cluster: str | None) -> Callable[[LeagueConfig], None]:
 @click.command("league")
 @click.argument("config_file", type=click.Path(dir_okay=False))
 @sandbox_option(LEAGUE_SANDBOX)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Games at once (default: league.jobs, else the number of cores). With "
+@jobs_option(
+    "Games at once (default: league.jobs, else the number of cores). With "
     "--cluster local:N they are shared among the N workers; with a scheduler address "
-    "they count only the games with a tcp seat, which are played here.",
+    "they count only the games with a tcp seat, which are played here."
 )
 @click.option(
     "--out",

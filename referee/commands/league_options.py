@@ -297,3 +297,8 @@ def cannot_play_line(reason: str, resume: str) -> str:
         f"{reason}; the league stopped, and no game with those failed starts was recorded. "
         f"Fix the bot, then {resume}; or play on regardless with --keep-going"
     )
+
+
+def jobs_option(text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """--jobs/-j, games at once: `text` is the help, which says the default."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help=text)

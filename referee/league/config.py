@@ -197,15 +197,20 @@ def load_config(
 ) -> LeagueConfig:
     """Read and check LEAGUE.toml; `ConfigError` names the first problem. With
     `persons` (the `league` command), a bot whose command is `human` seats a person."""
+    return parse_config(
+        read_toml(path), path, out=out, check_programs=check_programs, sandbox=sandbox,
+        persons=persons,
+    )  # fmt: skip
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; `ConfigError` when it cannot be read or parsed."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(
-        data, path, out=out, check_programs=check_programs, sandbox=sandbox, persons=persons
-    )
 
 
 def parse_config(

@@ -1,0 +1,443 @@
+"""Running an event: stage after stage, round after round, each table a league of its
+own (duplicate deals under every rotation of its seats) in
+`OUT/stage-S/round-RR/table-T/`, played by `referee.league.run.run_league`.
+
+A round's tables are made from the results of the rounds before it (`pairing`), so
+they are only known once those are recorded; what is recorded is the tables' ledgers,
+and the event's own file (`event.json`) is rewritten from them after each round. A
+run stopped anywhere (Ctrl-C, kill -9) and started again with --resume re-derives the
+same tables from the same results, resumes the table that was in play and goes on:
+the same games as a straight run, with the keys pinned or kept (`event.db`).
+
+Every table of a round plays the same board: its deals come from the round's key
+(HMAC of the event's deal key), and a table is one combination, so its deal seeds
+are the round's. No bot sits at two tables of a round, and a round's tables are all
+played before the next round's are made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from rich.console import Console
+
+from ..league.config import LeagueConfig
+from ..league.ledger import Ledger
+from ..league.records import Record
+from ..league.run import run_league
+from ..league.starts import CannotPlay
+from ..logs.outputs import ready_folder
+from .config import EventConfig, Stage
+from .pairing import (
+    GameResult,
+    PointsRule,
+    Running,
+    TableResult,
+    add_bye,
+    add_table,
+    final_order,
+    group_sizes,
+    knockout_key,
+    knockout_out,
+    snake_groups,
+    swiss_round,
+    table_scores,
+)
+
+log = logging.getLogger(__name__)
+STATE = "event.json"
+
+
+class EventError(Exception):
+    """The event cannot go on: the one line to show."""
+
+
+@dataclass
+class RoundRecord:
+    """A round as played: its tables, byes, scores and who left after it."""
+
+    index: int
+    tables: list[list[str]]
+    byes: list[str]
+    scores: dict[str, float]
+    out: list[str] = field(default_factory=list)  # knockout: eliminated after it, worst first
+    withdrawn: list[str] = field(default_factory=list)  # forfeited every game of the round
+    folders: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StageRecord:
+    """A stage as played: who entered (seeded), its rounds, its ranking and who advanced."""
+
+    index: int
+    format: str
+    entries: list[str]
+    rounds: list[RoundRecord] = field(default_factory=list)
+    ranking: list[str] = field(default_factory=list)
+    advanced: list[str] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)  # entry -> how it placed (the site)
+    totals: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class EventRecord:
+    name: str
+    table: int
+    points: Any
+    stages: list[StageRecord] = field(default_factory=list)
+    ended: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def round_key(deal_key: bytes, stage: int, rnd: int) -> bytes:
+    """The deal key of one round's tables: every table of the round plays its deals."""
+    return hmac.new(deal_key, f"event/stage/{stage}/round/{rnd}".encode(), hashlib.sha256).digest()
+
+
+def table_seed_key(bot_key: bytes, stage: int, rnd: int, table: int) -> bytes:
+    """The bots' own seed key at one table."""
+    text = f"event/stage/{stage}/round/{rnd}/table/{table}"
+    return hmac.new(bot_key, text.encode(), hashlib.sha256).digest()
+
+
+def table_config(
+    cfg: EventConfig,
+    stage: Stage,
+    rnd: int,
+    number: int,
+    seats: Sequence[str],
+    deal_key: bytes,
+    bot_key: bytes,
+    *,
+    round_robin: bool = False,
+) -> LeagueConfig:
+    """The league of one table (or, for a round-robin stage, of the whole stage)."""
+    base = cfg.base
+    by_name = {b.name: b for b in base.bots}
+    size = cfg.table if round_robin else len(seats)
+    folder = cfg.out / f"stage-{stage.index}" / f"round-{rnd:02d}" / f"table-{number}"
+    return dataclasses.replace(
+        base,
+        name=f"{cfg.name} stage {stage.index} round {rnd} table {number}",
+        bots=tuple(by_name[s] for s in seats),
+        table=size,
+        rules=dataclasses.replace(base.rules, players=size),
+        format="round-robin",
+        deals=stage.deals,
+        duplicate=True,
+        out=folder,
+        deal_key=round_key(deal_key, stage.index, rnd),
+        bot_seed_key=table_seed_key(bot_key, stage.index, rnd, number),
+        start_failures=0,  # an entry that cannot start forfeits, and is withdrawn
+        reveal="manual",  # the round's other tables may still play its board
+        mix=(),
+        commitment=None,
+    )
+
+
+def results(config: LeagueConfig) -> list[Record]:
+    ledger = Ledger(config.out / "league.db")
+    try:
+        return ledger.records()
+    finally:
+        ledger.close()
+
+
+def game_of(record: Record) -> GameResult:
+    return GameResult(tuple(record.seats), tuple(record.ranks), tuple(record.scores))
+
+
+class Event:
+    """One run of an event (`run_event`)."""
+
+    def __init__(
+        self,
+        cfg: EventConfig,
+        *,
+        jobs: int,
+        console: Console,
+        say: Callable[[str], None],
+    ) -> None:
+        self.cfg = cfg
+        self.jobs = jobs
+        self.console = console
+        self.say = say
+        self.record = EventRecord(
+            cfg.name, cfg.table, list(cfg.points) if isinstance(cfg.points, tuple) else cfg.points
+        )
+        self.deal_key = b""
+        self.bot_key = b""
+
+    @property
+    def rule(self) -> PointsRule:
+        return self.cfg.points
+
+    def save(self) -> None:
+        path = self.cfg.out / STATE
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.record.to_json(), indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+
+    async def play_tables(
+        self, stage: Stage, rnd: int, tables: Sequence[Sequence[str]], *, round_robin: bool = False
+    ) -> tuple[list[TableResult], list[list[Record]], list[str]]:
+        """Play (or resume) every table of a round: their results, records and folders."""
+        configs = [
+            table_config(
+                self.cfg, stage, rnd, t + 1, seats, self.deal_key, self.bot_key,
+                round_robin=round_robin,
+            )
+            for t, seats in enumerate(tables)
+        ]  # fmt: skip
+        limit = trio.CapacityLimiter(self.jobs)
+        per_table = max(1, self.jobs // len(configs))
+
+        async def one(config: LeagueConfig) -> None:
+            async with limit:
+                ready_folder(config.out, "the table's folder")
+                await run_league(
+                    config,
+                    jobs=per_table,
+                    resume=True,
+                    console=self.console,
+                    quiet=True,
+                    say=lambda line: None,
+                )
+
+        async with trio.open_nursery() as nursery:
+            for config in configs:
+                nursery.start_soon(one, config)
+        records = [results(c) for c in configs]
+        out = [
+            TableResult(tuple(seats), tuple(game_of(r) for r in recs))
+            for seats, recs in zip(tables, records, strict=True)
+        ]
+        return out, records, [os.path.relpath(c.out, self.cfg.out) for c in configs]
+
+    def withdrawals(
+        self,
+        running: dict[str, Running],
+        tables: Sequence[TableResult],
+        records: Sequence[Sequence[Record]],
+    ) -> list[str]:
+        """The entries that forfeited every game they had in the round."""
+        forfeits: dict[str, list[bool]] = {}
+        for recs in records:
+            for rec in recs:
+                for seat, lost in zip(rec.seats, rec.forfeited, strict=True):
+                    forfeits.setdefault(seat, []).append(lost)
+        gone = [n for n, f in forfeits.items() if f and all(f) and not running[n].withdrawn]
+        for n in gone:
+            running[n].withdrawn = True
+        if tables and all(all(f) for f in forfeits.values()):
+            raise EventError(
+                "nothing could be played: every seat of every game of the round forfeited "
+                "(see the tables' stderr folders)"
+            )
+        return gone
+
+    async def run(self) -> EventRecord:
+        entries = [b.name for b in self.cfg.base.bots]
+        for stage in self.cfg.stages:
+            rec = StageRecord(stage.index, stage.format, list(entries))
+            self.record.stages.append(rec)
+            if stage.format == "swiss":
+                await self.swiss(stage, rec)
+            elif stage.format == "knockout":
+                await self.knockout(stage, rec)
+            else:
+                await self.single(stage, rec)
+            rec.advanced = rec.ranking[: stage.advance] if stage.advance else list(rec.ranking)
+            if stage.advance is not None:
+                for i, name in enumerate(rec.ranking):
+                    cut = (
+                        f"advanced ({i + 1} of {len(rec.ranking)}, top {stage.advance})"
+                        if name in rec.advanced
+                        else f"out: placed {i + 1}, below the cut of {stage.advance}"
+                    )
+                    rec.why[name] = f"{rec.why[name]}; {cut}" if name in rec.why else cut
+            self.save()
+            entries = rec.advanced
+        self.record.ended = True
+        self.save()
+        return self.record
+
+    def _running(self, entries: Sequence[str]) -> dict[str, Running]:
+        return {n: Running(n, seed=i) for i, n in enumerate(entries)}
+
+    def _totals(self, rec: StageRecord, running: dict[str, Running]) -> None:
+        rec.totals = {
+            n: {
+                "score": round(r.score, 6),
+                "opposition": round(r.opposition(running), 6),
+                "games": r.games,
+                "lasts": r.lasts,
+                "pips": r.pips,
+                "byes": r.byes,
+                "withdrawn": r.withdrawn,
+            }
+            for n, r in running.items()
+        }
+
+    async def _round(
+        self,
+        stage: Stage,
+        rec: StageRecord,
+        running: dict[str, Running],
+        tables: list[tuple[str, ...]],
+        byes: list[str],
+        *,
+        round_robin: bool = False,
+    ) -> list[TableResult]:
+        rnd = len(rec.rounds) + 1
+        what = f"stage {stage.index} ({stage.format}) round {rnd}"
+        bye_text = f", bye: {', '.join(byes)}" if byes else ""
+        self.say(f"{what}: {len(tables)} table{'s' * (len(tables) != 1)}{bye_text}")
+        played, records, folders = await self.play_tables(
+            stage, rnd, tables, round_robin=round_robin
+        )
+        before = {n: r.score for n, r in running.items()}
+        if round_robin:
+            all_games = [g for t in played for g in t.games]
+            _add_games(running, all_games, self.rule, self.cfg.table)
+        else:
+            for t in played:
+                add_table(running, t, self.rule, self.cfg.table)
+        for n in byes:
+            add_bye(running, n, self.rule, self.cfg.table)
+        gone = self.withdrawals(running, played, records)
+        seated = {n for t in tables for n in t} | set(byes)
+        scores = {n: round(running[n].score - before[n], 6) for n in running if n in seated}
+        rec.rounds.append(
+            RoundRecord(rnd, [list(t) for t in tables], list(byes), scores, [], gone, folders)
+        )
+        for n in gone:
+            self.say(f"{what}: {n} forfeited every game of the round and is withdrawn")
+        self._totals(rec, running)
+        self.save()
+        return played
+
+    async def swiss(self, stage: Stage, rec: StageRecord) -> None:
+        running = self._running(rec.entries)
+        for _ in range(stage.rounds):
+            tables, byes = swiss_round(running, self.cfg.table, stage.remainder)
+            if not tables:
+                break  # fewer than two entries still in
+            await self._round(stage, rec, running, tables, byes)
+        ranked = sorted(
+            running.values(), key=lambda r: (r.withdrawn, -r.score, -r.opposition(running), r.seed)
+        )
+        rec.ranking = [r.name for r in ranked]
+        for i, r in enumerate(ranked):
+            rec.why[r.name] = f"{i + 1}. {r.score:g} points" + (
+                " (withdrawn)" if r.withdrawn else ""
+            )
+
+    async def knockout(self, stage: Stage, rec: StageRecord) -> None:
+        running = self._running(rec.entries)
+        seeds = {n: r.seed for n, r in running.items()}
+        alive = list(rec.entries)
+        gone: list[list[str]] = []  # per round, worst first
+        while len(alive) > self.cfg.table:
+            order = sorted(alive, key=lambda n: (running[n].withdrawn, -running[n].score, seeds[n]))
+            groups = snake_groups(order, group_sizes(len(order), self.cfg.table))
+            played = await self._round(stage, rec, running, groups, [])
+            out = knockout_out(
+                played, running, seeds, rule=self.rule, full=self.cfg.table,
+                eliminate=stage.eliminate, strikes=stage.strikes,
+            )  # fmt: skip
+            rec.rounds[-1].out = out
+            for n in out:
+                why = (
+                    f"out in round {len(rec.rounds)}: "
+                    + ("withdrawn" if running[n].withdrawn else
+                       f"{running[n].lasts} last places" if stage.strikes else
+                       f"among the lowest {stage.eliminate} of its group")
+                )  # fmt: skip
+                rec.why[n] = why
+                self.say(f"stage {stage.index} round {len(rec.rounds)}: {n} {why}")
+            alive = [n for n in alive if n not in out]
+            gone.append(out)
+            self.save()
+        final = (await self._round(stage, rec, running, [tuple(alive)], []))[0]
+        top = final_order(final, running, seeds, self.rule)
+        for i, n in enumerate(top):
+            rec.why[n] = f"final table: {i + 1}"
+        rec.ranking = top + [n for out in reversed(gone) for n in reversed(out)]
+
+    async def single(self, stage: Stage, rec: StageRecord) -> None:
+        """A round-robin stage (every combination of tables, one league) or a final (one
+        table of every entry)."""
+        running = self._running(rec.entries)
+        seeds = {n: r.seed for n, r in running.items()}
+        rr = stage.format == "round-robin"
+        await self._round(stage, rec, running, [tuple(rec.entries)], [], round_robin=rr)
+        scores = {n: running[n].score for n in running}
+        ranked = sorted(
+            running, key=lambda n: (running[n].withdrawn, knockout_key(n, scores, running, seeds))
+        )
+        rec.ranking = ranked
+        for i, n in enumerate(ranked):
+            rec.why[n] = f"{i + 1}. {running[n].score:g} points a game"
+        self._totals(rec, running)
+
+
+def _add_games(
+    running: dict[str, Running], games: Sequence[GameResult], rule: PointsRule, full: int
+) -> None:
+    """A round robin's games: each entry's score is its mean over the games it played."""
+    per: dict[str, list[GameResult]] = {}
+    for g in games:
+        for s in g.seats:
+            per.setdefault(s, []).append(g)
+    for name, mine in per.items():
+        table = TableResult(tuple(dict.fromkeys(s for g in mine for s in g.seats)), tuple(mine))
+        r = running[name]
+        r.score += table_scores(table, rule, full)[name]
+        for g in mine:
+            for other in g.seats:
+                if other != name:
+                    r.met[other] = r.met.get(other, 0) + 1
+            r.games += 1
+            r.pips += g.scores[g.seats.index(name)]
+            if name in g.last():
+                r.lasts += 1
+        r.rounds += 1
+
+
+async def run_event(
+    cfg: EventConfig, *, jobs: int, resume: bool, console: Console, say: Callable[[str], None]
+) -> EventRecord:
+    """Play the event (or what a stopped run of it left), stage by stage."""
+    ready_folder(cfg.out, "the output folder")
+    ledger = Ledger(cfg.out / "event.db")
+    try:
+        if (
+            ledger.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+            and not resume
+        ):
+            raise EventError(
+                f"{cfg.out / 'event.db'} holds an event already; add --resume to go on"
+            )
+        ledger.claim(cfg.fingerprint(), True)
+        deal_key = ledger.deal_key(cfg.base.deal_key)
+        bot_key = ledger.bot_seed_key(cfg.base.bot_seed_key)
+    finally:
+        ledger.close()
+    event = Event(cfg, jobs=jobs, console=console, say=say)
+    event.deal_key, event.bot_key = deal_key, bot_key
+    try:
+        return await event.run()
+    except CannotPlay as exc:
+        raise EventError(str(exc)) from None

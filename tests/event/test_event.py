@@ -1,0 +1,170 @@
+"""`referee event`: a Swiss stage and a group knockout played by real bot processes, an
+entry that crashes in every game, the same board at every table of a round, and a run
+killed with SIGKILL mid-round then resumed giving the same event as a straight run.
+
+One straight run is shared by the tests that only read it (a module fixture)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.league.ledger import Ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = json.dumps(sys.executable)
+KEY = "00112233445566778899aabbccddeeff" * 2
+
+
+def bot(name: str, script: str) -> str:
+    return f'[[bot]]\nname = "{name}"\ncommand = [{PY}, "{ROOT / script}"]\n'
+
+
+def event_file(folder: Path) -> Path:
+    text = f"""
+[event]
+name = "open"
+table = 3
+seed = 5
+out = "out"
+deal_key = "{KEY}"
+bot_seed_key = "{KEY[:32]}"
+
+[rules]
+max_pip = 6
+rounds = "single"
+
+{bot("g1", "sample_bots/greedy_bot.py")}
+{bot("r1", "sample_bots/random_bot.py")}
+{bot("g2", "sample_bots/greedy_bot.py")}
+{bot("crash", "tests/bots/crash_midgame.py")}
+{bot("r2", "sample_bots/random_bot.py")}
+{bot("g3", "sample_bots/greedy_bot.py")}
+{bot("r3", "sample_bots/random_bot.py")}
+
+[[stage]]
+format = "swiss"
+rounds = 2
+advance = 5
+
+[[stage]]
+format = "knockout"
+"""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "event.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def referee(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def run(folder: Path, *extra: str) -> tuple[int, str, str]:
+    proc = referee(
+        "event", str(event_file(folder)), "--sandbox", "none", "-j", "2", *extra, cwd=folder
+    )
+    out, err = proc.communicate(timeout=300)
+    return proc.returncode, out, err
+
+
+def outcomes(out: Path) -> list[tuple[str, list[str], list[int], int]]:
+    """Every table's games: folder, seats, scores, seed."""
+    rows = []
+    for db in sorted(out.glob("stage-*/round-*/table-*/league.db")):
+        ledger = Ledger(db)
+        try:
+            for r in ledger.records():
+                rows.append((str(db.parent.relative_to(out)), r.seats, r.scores, r.seed))
+        finally:
+            ledger.close()
+    return rows
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], str]:
+    folder = tmp_path_factory.mktemp("straight")
+    code, out, err = run(folder)
+    assert code == 0, err
+    return folder / "out", json.loads((folder / "out" / "event.json").read_text()), out
+
+
+def test_swiss_rounds_seat_everyone_once_and_withdraw_the_crasher(
+    straight: tuple[Path, dict[str, Any], str],
+) -> None:
+    _, event, printed = straight
+    swiss = event["stages"][0]
+    assert swiss["format"] == "swiss" and len(swiss["rounds"]) == 2
+    first, second = swiss["rounds"]
+    # 7 entries at tables of 3: one table of 3 and two of 2 (tables one seat smaller).
+    assert sorted(len(t) for t in first["tables"]) == [2, 2, 3]
+    assert sorted(n for t in first["tables"] for n in t) == sorted(swiss["entries"])
+    # The crasher forfeits every game, is withdrawn, and is not seated again.
+    assert first["withdrawn"] == ["crash"]
+    assert all("crash" not in t for t in second["tables"])
+    assert swiss["ranking"][-1] == "crash" and "crash" not in swiss["advanced"]
+    assert len(swiss["advanced"]) == 5
+    assert "crash forfeited every game of the round and is withdrawn" in printed
+
+
+def test_every_table_of_a_round_plays_the_same_board(
+    straight: tuple[Path, dict[str, Any], str],
+) -> None:
+    out, _, _ = straight
+    seeds: dict[str, set[int]] = {}
+    for folder, _seats, _scores, seed in outcomes(out):
+        seeds.setdefault(folder.rsplit("/", 1)[0], set()).add(seed)
+    assert seeds and all(len(s) == 1 for s in seeds.values()), seeds
+    assert len({next(iter(s)) for s in seeds.values()}) == len(seeds)  # rounds differ
+
+
+def test_a_knockout_eliminates_down_to_its_final_table(
+    straight: tuple[Path, dict[str, Any], str],
+) -> None:
+    _, event, printed = straight
+    ko = event["stages"][1]
+    assert ko["entries"] == event["stages"][0]["advanced"]
+    *groups, final = ko["rounds"]
+    assert [len(t) for t in groups[0]["tables"]] == [3, 2]
+    out = [n for r in groups for n in r["out"]]
+    assert len(out) == 2 and len(final["tables"]) == 1 and len(final["tables"][0]) == 3
+    assert ko["ranking"][:3] == [n for n in ko["ranking"] if n in final["tables"][0]]
+    assert set(ko["ranking"][3:]) == set(out)
+    assert "final standings" in printed and ko["ranking"][0] in printed
+
+
+def test_a_run_killed_mid_round_resumes_to_the_same_event(
+    tmp_path: Path, straight: tuple[Path, dict[str, Any], str]
+) -> None:
+    reference, event, _ = straight
+    proc = referee("event", str(event_file(tmp_path)), "--sandbox", "none", "-j", "2", cwd=tmp_path)
+    out = tmp_path / "out"
+    deadline = time.monotonic() + 120
+    # Killed once the second round's tables have started.
+    while not list(out.glob("stage-1/round-02/table-*/league.db")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    again = referee(
+        "event", str(event_file(tmp_path)), "--sandbox", "none", "-j", "2", cwd=tmp_path
+    )
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 2 and "--resume" in err  # never over a run's results silently
+    code, _, err = run(tmp_path, "--resume")
+    assert code == 0, err
+    assert json.loads((out / "event.json").read_text()) == event
+    assert outcomes(out) == outcomes(reference)

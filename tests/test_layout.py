@@ -54,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "league": BELOW_LEAGUE,
     # events: stages of rounds whose tables are leagues of their own
     "event": BELOW_LEAGUE | {"league"},
-    "site": BELOW_LEAGUE | {"league"},
+    "site": BELOW_LEAGUE | {"league"},  # an event's site reads its event.json only
     "net": BELOW_LEAGUE | {"league", "site"},
     "arena": BELOW_LEAGUE | {"league", "site"},
     "commands": BELOW_LEAGUE | {"league", "site", "net", "arena", "event"},

@@ -28,16 +28,19 @@ def event_cmd(
     """Run an event: referee event EVENT.toml [--jobs N] [--out DIR] [--resume].
 
     Stage after stage (spec/EVENTS.md), each round's tables made from the results so
-    far and played as leagues of their own in OUT/stage-S/round-RR/table-T; the event's
-    tables, scores and who advanced and why are in OUT/event.json, its standings
-    printed at the end. Exit 0 when the event ended, 2 for bad input or an event that
-    cannot be played."""
+    far and played as leagues of their own in OUT/stage-S/round-RR/table-T. The
+    tables, scores, and who advanced and why are in OUT/event.json and its site
+    (OUT/site, brought up to date after each round); the standings are printed at
+    the end. Exit 0 when the event ended, 2 for bad input or an event that cannot be
+    played."""
     from ..event.config import load_event
     from ..event.run import EventError, run_event
     from ..league.config import ConfigError, default_jobs
     from ..league.ledger import LedgerError
     from ..logs.outputs import OutputError
     from ..proof.commitment import CommitmentError
+    from ..site import SiteError
+    from ..site.event import build_event_site
     from ..text import shown
 
     try:
@@ -51,11 +54,16 @@ def event_cmd(
     def say(line: str) -> None:
         console.print(shown(line), markup=False, highlight=False, soft_wrap=True)
 
+    def site() -> None:
+        build_event_site(cfg.out)
+
     try:
         record = run_trio(
-            lambda: run_event(cfg, jobs=workers, resume=resume, console=console, say=say)
+            lambda: run_event(
+                cfg, jobs=workers, resume=resume, console=console, say=say, on_round=site
+            )
         )
-    except (EventError, LedgerError, CommitmentError, OutputError) as exc:
+    except (EventError, LedgerError, CommitmentError, OutputError, SiteError) as exc:
         fail(f"{exc}; resume with: {resume_cmd}" if isinstance(exc, EventError) else str(exc))
     except KeyboardInterrupt:
         click.echo(
@@ -72,4 +80,4 @@ def event_cmd(
         for name in stage.ranking:
             if name not in stage.advanced:
                 say(f"  -  {name}  (stage {stage.index}: {stage.why.get(name, '')})")
-    say(f"written: {cfg.out / 'event.json'}")
+    say(f"written: {cfg.out / 'event.json'}; the site: {cfg.out / 'site' / 'index.html'}")

@@ -168,8 +168,10 @@ class Event:
         jobs: int,
         console: Console,
         say: Callable[[str], None],
+        on_round: Callable[[], None] | None = None,
     ) -> None:
         self.cfg = cfg
+        self.on_round = on_round
         self.jobs = jobs
         self.console = console
         self.say = say
@@ -184,10 +186,13 @@ class Event:
         return self.cfg.points
 
     def save(self) -> None:
+        """Write `event.json` (atomically), and tell `on_round` (the site)."""
         path = self.cfg.out / STATE
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(self.record.to_json(), indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path)
+        if self.on_round is not None:
+            self.on_round()
 
     async def play_tables(
         self, stage: Stage, rnd: int, tables: Sequence[Sequence[str]], *, round_robin: bool = False
@@ -339,10 +344,8 @@ class Event:
             running.values(), key=lambda r: (r.withdrawn, -r.score, -r.opposition(running), r.seed)
         )
         rec.ranking = [r.name for r in ranked]
-        for i, r in enumerate(ranked):
-            rec.why[r.name] = f"{i + 1}. {r.score:g} points" + (
-                " (withdrawn)" if r.withdrawn else ""
-            )
+        for r in ranked:
+            rec.why[r.name] = f"{r.score:.2f} points" + (" (withdrawn)" if r.withdrawn else "")
 
     async def knockout(self, stage: Stage, rec: StageRecord) -> None:
         running = self._running(rec.entries)
@@ -388,8 +391,8 @@ class Event:
             running, key=lambda n: (running[n].withdrawn, knockout_key(n, scores, running, seeds))
         )
         rec.ranking = ranked
-        for i, n in enumerate(ranked):
-            rec.why[n] = f"{i + 1}. {running[n].score:g} points a game"
+        for n in ranked:
+            rec.why[n] = f"{running[n].score:.2f} points a game"
         self._totals(rec, running)
 
 
@@ -417,9 +420,17 @@ def _add_games(
 
 
 async def run_event(
-    cfg: EventConfig, *, jobs: int, resume: bool, console: Console, say: Callable[[str], None]
+    cfg: EventConfig,
+    *,
+    jobs: int,
+    resume: bool,
+    console: Console,
+    say: Callable[[str], None],
+    on_round: Callable[[], None] | None = None,
 ) -> EventRecord:
-    """Play the event (or what a stopped run of it left), stage by stage."""
+    """Play the event (or what a stopped run of it left), stage by stage; `on_round` is
+    called each time `event.json` is written (after each round, and at each stage's
+    end)."""
     ready_folder(cfg.out, "the output folder")
     ledger = Ledger(cfg.out / "event.db")
     try:
@@ -435,7 +446,7 @@ async def run_event(
         bot_key = ledger.bot_seed_key(cfg.base.bot_seed_key)
     finally:
         ledger.close()
-    event = Event(cfg, jobs=jobs, console=console, say=say)
+    event = Event(cfg, jobs=jobs, console=console, say=say, on_round=on_round)
     event.deal_key, event.bot_key = deal_key, bot_key
     try:
         return await event.run()

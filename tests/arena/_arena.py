@@ -139,6 +139,8 @@ class Running:
         referee("arena", "stop", str(self.out))
         code = self.proc.wait(timeout=LIMIT_S)
         self.handle.close()
+        if code != 0:  # pytest shows it with the failure: what the arena said, to the end
+            print(f"the arena exited {code}; its output:\n{self.output()}")
         return code
 
     def kill(self) -> None:

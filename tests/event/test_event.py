@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 
 from referee.league.ledger import Ledger
+from tests.test_replay_html import WIDTHS, Browser, browser
+
+__all__ = ["browser"]  # the fixture, shared with the replay page's tests
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = json.dumps(sys.executable)
@@ -144,6 +147,35 @@ def test_a_knockout_eliminates_down_to_its_final_table(
     assert ko["ranking"][:3] == [n for n in ko["ranking"] if n in final["tables"][0]]
     assert set(ko["ranking"][3:]) == set(out)
     assert "final standings" in printed and ko["ranking"][0] in printed
+
+
+def test_the_event_site_shows_every_stage_round_and_cut_in_chromium(
+    straight: tuple[Path, dict[str, Any], str], browser: Browser
+) -> None:
+    out, event, _ = straight
+    index = out / "site" / "index.html"
+    for width, height in WIDTHS:
+        browser.open(index, width, height)
+        assert browser.js("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        text = browser.js("document.body.textContent")  # as written, not as styled
+        for line in ("Final standings", "Stage 1: swiss", "Stage 2: knockout", "Round 2"):
+            assert line in text, (width, line)
+        assert "withdrawn (forfeited every game): crash" in text
+        assert "left after this round" in text and "below the cut of 5" in text
+        assert browser.problems() == []
+    # Every table links to its own league site, which replays its games.
+    links = browser.js(
+        "[...document.querySelectorAll('a[href$=\"/index.html\"]')]"
+        ".map(a => a.getAttribute('href'))"
+    )
+    folders = [f for s in event["stages"] for r in s["rounds"] for f in r["folders"]]
+    assert sorted(links) == sorted(f"{f}/index.html" for f in folders)
+    target = 'a[href="stage-1/round-02/table-1/index.html"]'
+    browser.js(f"document.querySelector({json.dumps(target)}).scrollIntoView()")
+    browser.click(target)
+    assert browser.until("location.pathname.endsWith('/stage-1/round-02/table-1/index.html')")
+    assert "round 2 table 1" in browser.js("document.title")
+    assert browser.problems() == []
 
 
 def test_a_run_killed_mid_round_resumes_to_the_same_event(

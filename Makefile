@@ -52,14 +52,16 @@ lint: $(TEST_STAMP)
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict
-	$(BIN)/mypy --strict spec/examples.py spec/wiretap.py spec/example_bot.py
+	$(BIN)/mypy --strict spec/examples.py spec/wiretap.py spec/example_bot.py spec/event_example.py
 
 # The examples in spec/PROTOCOL.md and spec/LOGS.md, played again and rewritten in
 # place; tests/test_spec_examples.py fails when they are not what the referee sends.
-# Likewise the starter kits' fixtures (kits/*/fixtures/), checked by tests/test_kits.py.
+# Likewise the starter kits' fixtures (kits/*/fixtures/), checked by tests/test_kits.py,
+# and spec/EVENTS.md's worked example, checked by tests/event/test_event.py.
 examples: $(STAMP)
 	$(BIN)/python spec/examples.py
 	$(BIN)/python spec/kit_fixtures.py
+	$(BIN)/python spec/event_example.py
 
 # Builds and tests every starter kit and runs `referee check-bot` on its bot; a kit
 # whose toolchain is missing is named NOT CHECKED (exit 3), never passed.

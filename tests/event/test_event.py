@@ -1,17 +1,23 @@
 """`referee event`: a Swiss stage and a group knockout played by real bot processes, an
-entry that crashes in every game, the same board at every table of a round, and a run
-killed with SIGKILL mid-round then resumed giving the same event as a straight run.
+entry that crashes in every game, the same board at every table of a round, the
+event's site in Chromium, and a run killed with SIGKILL mid-round then resumed giving
+the same event as a straight run.
 
-One straight run is shared by the tests that only read it (a module fixture)."""
+The event is the worked example of spec/EVENTS.md (`spec/event_example.py`): one
+straight run of it is shared by the tests that only read it (a module fixture), and
+the document is compared with it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,54 +28,30 @@ from tests.test_replay_html import WIDTHS, Browser, browser
 __all__ = ["browser"]  # the fixture, shared with the replay page's tests
 
 ROOT = Path(__file__).resolve().parents[2]
-PY = json.dumps(sys.executable)
-KEY = "00112233445566778899aabbccddeeff" * 2
 
 
-def bot(name: str, script: str) -> str:
-    return f'[[bot]]\nname = "{name}"\ncommand = [{PY}, "{ROOT / script}"]\n'
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "event_example", ROOT / "spec" / "event_example.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def event_file(folder: Path) -> Path:
-    text = f"""
-[event]
-name = "open"
-table = 3
-seed = 5
-out = "out"
-deal_key = "{KEY}"
-bot_seed_key = "{KEY[:32]}"
-
-[rules]
-max_pip = 6
-rounds = "single"
-
-{bot("g1", "sample_bots/greedy_bot.py")}
-{bot("r1", "sample_bots/random_bot.py")}
-{bot("g2", "sample_bots/greedy_bot.py")}
-{bot("crash", "tests/bots/crash_midgame.py")}
-{bot("r2", "sample_bots/random_bot.py")}
-{bot("g3", "sample_bots/greedy_bot.py")}
-{bot("r3", "sample_bots/random_bot.py")}
-
-[[stage]]
-format = "swiss"
-rounds = 2
-advance = 5
-
-[[stage]]
-format = "knockout"
-"""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "event.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+example = _load()
 
 
-def referee(*args: str, cwd: Path) -> subprocess.Popen[str]:
+def referee(folder: Path) -> subprocess.Popen[str]:
+    """The example's event started in `folder` (made ready by the example)."""
+    example.folder_for(folder)
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.Popen(
-        [sys.executable, "-m", "referee", *args],
-        cwd=cwd,
+        [sys.executable, "-m", "referee", *example.COMMAND.split()[1:]],
+        cwd=folder,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -77,11 +59,8 @@ def referee(*args: str, cwd: Path) -> subprocess.Popen[str]:
 
 
 def run(folder: Path, *extra: str) -> tuple[int, str, str]:
-    proc = referee(
-        "event", str(event_file(folder)), "--sandbox", "none", "-j", "2", *extra, cwd=folder
-    )
-    out, err = proc.communicate(timeout=300)
-    return proc.returncode, out, err
+    done = example.run(example.folder_for(folder), *extra)
+    return done.returncode, done.stdout, done.stderr
 
 
 def outcomes(out: Path) -> list[tuple[str, list[str], list[int], int]]:
@@ -103,6 +82,14 @@ def straight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     code, out, err = run(folder)
     assert code == 0, err
     return folder / "out", json.loads((folder / "out" / "event.json").read_text()), out
+
+
+def test_the_documents_worked_example_is_this_run(
+    straight: tuple[Path, dict[str, Any], str],
+) -> None:
+    out, _, printed = straight
+    drifted = example.drift(example.parts(out.parent, printed))
+    assert not drifted, f"spec/EVENTS.md: {', '.join(drifted)} differ; run {example.REFRESH}"
 
 
 def test_swiss_rounds_seat_everyone_once_and_withdraw_the_crasher(
@@ -182,7 +169,7 @@ def test_a_run_killed_mid_round_resumes_to_the_same_event(
     tmp_path: Path, straight: tuple[Path, dict[str, Any], str]
 ) -> None:
     reference, event, _ = straight
-    proc = referee("event", str(event_file(tmp_path)), "--sandbox", "none", "-j", "2", cwd=tmp_path)
+    proc = referee(tmp_path)
     out = tmp_path / "out"
     deadline = time.monotonic() + 120
     # Killed once the second round's tables have started.
@@ -191,9 +178,7 @@ def test_a_run_killed_mid_round_resumes_to_the_same_event(
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-    again = referee(
-        "event", str(event_file(tmp_path)), "--sandbox", "none", "-j", "2", cwd=tmp_path
-    )
+    again = referee(tmp_path)
     _, err = again.communicate(timeout=300)
     assert again.returncode == 2 and "--resume" in err  # never over a run's results silently
     code, _, err = run(tmp_path, "--resume")

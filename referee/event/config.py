@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bots.process import is_person_argv
 from ..league.config import ConfigError, LeagueConfig, parse_config, read_toml
 from .pairing import MIN_SEATS, POINTS, PointsRule
 
@@ -89,18 +91,29 @@ def load_event(
     raw_stages = data.pop("stage", None)
     if not isinstance(raw_stages, list) or not raw_stages:
         raise ConfigError(f"{path}: an event needs at least one [[stage]]")
+    for i, raw_bot in enumerate(data.get("bot", [])):
+        command = raw_bot.get("command") if isinstance(raw_bot, dict) else None
+        argv = shlex.split(command) if isinstance(command, str) else command
+        if (
+            isinstance(argv, list)
+            and all(isinstance(a, str) for a in argv)
+            and is_person_argv(argv)
+        ):
+            raise ConfigError(
+                f"bot[{i}].command: a person cannot play an event: every table plays its "
+                "board under each rotation, and a person would remember the hands"
+            )
+        if isinstance(raw_bot, dict) and raw_bot.get("transport") == "tcp":
+            raise ConfigError(
+                f"bot[{i}].transport: tcp bots are not seated in events yet: every table "
+                "plays its board under each rotation, which one program the referee cannot "
+                "restart would see once per seat"
+            )
     points: PointsRule = event.pop("points", "beaten")
     league = dict(event)
     league.update(format="round-robin", duplicate=True, deals=1)
     data["league"] = league
     base = parse_config(data, path, out=out, sandbox=sandbox, check_programs=check_programs)
-    if base.bots and any(b.person for b in base.bots):
-        raise ConfigError("bot: a person cannot play an event (its deals are played in every seat)")
-    if any(b.tcp for b in base.bots):
-        raise ConfigError(
-            "bot: tcp bots are not seated in events yet: every table plays its board under "
-            "each rotation, which one program the referee cannot restart would see twice"
-        )
     if isinstance(points, list):
         if len(points) != base.table or not all(isinstance(p, int | float) for p in points):
             raise ConfigError(f"event.points: a list of {base.table} numbers, one per place")

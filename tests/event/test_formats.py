@@ -1,0 +1,122 @@
+"""The other event formats with real bot processes (a round-robin qualifier and a final),
+and bad event files, each a one-line error naming what is wrong before anything starts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.event.config import load_event
+from referee.league.config import ConfigError
+from referee.league.ledger import Ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = json.dumps(sys.executable)
+KEY = "00112233445566778899aabbccddeeff"
+
+
+def bot(name: str, script: str) -> str:
+    return f'[[bot]]\nname = "{name}"\ncommand = [{PY}, "{ROOT / script}"]\n'
+
+
+BOTS = "".join(
+    bot(n, f"sample_bots/{s}_bot.py")
+    for n, s in (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random"))
+)
+
+
+def write(folder: Path, stages: str, event: str = "", bots: str = BOTS) -> Path:
+    text = (
+        f'[event]\nname = "rr"\ntable = 3\nseed = 2\nout = "out"\n'
+        f'deal_key = "{KEY * 2}"\nbot_seed_key = "{KEY}"\n{event}\n'
+        f'[rules]\nmax_pip = 6\nrounds = "single"\n\n{bots}\n{stages}'
+    )
+    path = folder / "event.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_round_robin_qualifier_then_a_final(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '[[stage]]\nformat = "round-robin"\nadvance = 3\n\n[[stage]]\nformat = "final"\n'
+        "deals = 2\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    event = json.loads((tmp_path / "out" / "event.json").read_text())
+    rr, final = event["stages"]
+    assert [len(s["rounds"]) for s in event["stages"]] == [1, 1]
+    ledger = Ledger(tmp_path / "out" / rr["rounds"][0]["folders"][0] / "league.db")
+    try:
+        records = ledger.records()
+    finally:
+        ledger.close()
+    # Every combination of 3 of the 4 entries, each deal under its 3 rotations; the
+    # combinations have their own deals (an entry sits at several of them).
+    assert len(records) == 4 * 3 and len({r.seed for r in records}) == 4
+    assert sorted(rr["ranking"]) == ["g1", "g2", "r1", "r2"]
+    assert final["entries"] == rr["advanced"] == rr["ranking"][:3]
+    assert final["rounds"][0]["tables"] == [final["entries"]]
+    assert sorted(final["ranking"]) == sorted(final["entries"])
+    assert rr["ranking"][3] in done.stdout and "below the cut of 3" in done.stdout
+    assert (tmp_path / "out" / "site" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("stages", "event", "error"),
+    [
+        ("", "", "an event needs at least one [[stage]]"),
+        ('[[stage]]\nformat = "ladder"\n', "", "stage[0].format: one of swiss"),
+        ('[[stage]]\nformat = "swiss"\nrounds = 0\n', "", "stage[0].rounds: a whole number"),
+        ('[[stage]]\nformat = "swiss"\nbogus = 1\n', "", "stage[0].bogus: not a key"),
+        ('[[stage]]\nformat = "final"\n', "", "a final seats one table of 3, and 4 entries"),
+        (
+            '[[stage]]\nformat = "swiss"\nadvance = 9\n[[stage]]\nformat = "final"\n',
+            "",
+            "stage[0].advance: 9, but 4 entries play it",
+        ),
+        ('[[stage]]\nformat = "swiss"\nadvance = 3\n', "", "the last stage advances nobody"),
+        (
+            '[[stage]]\nformat = "knockout"\neliminate = 1\nstrikes = 2\n',
+            "",
+            "eliminate or strikes, not both",
+        ),
+        ('[[stage]]\nformat = "swiss"\n', 'points = "most"', "event.points:"),
+        ('[[stage]]\nformat = "swiss"\nremainder = "smaller"\n', "points = [2, 1, 0]", "do not"),
+        ('[[stage]]\nformat = "swiss"\n', "rounds = 2", "event.rounds: not a key of [event]"),
+        ('[[stage]]\nformat = "swiss"\n[[bot]]\nname = "me"\ncommand = "human"\n', "", "a person"),
+    ],
+)
+def test_a_bad_event_file_is_one_line_naming_the_key(
+    tmp_path: Path, stages: str, event: str, error: str
+) -> None:
+    path = write(tmp_path, stages, event)
+    with pytest.raises(ConfigError) as caught:
+        load_event(path, check_programs=False)
+    assert error in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_command_says_a_bad_file_in_one_line_and_starts_nothing(tmp_path: Path) -> None:
+    tcp = '[[bot]]\nname = "net"\ntransport = "tcp"\ntoken = "' + "x" * 43 + '"\n'
+    path = write(tmp_path, '[[stage]]\nformat = "swiss"\n', bots=BOTS + tcp)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "event", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "tcp bots are not seated in events" in done.stderr
+    assert not (tmp_path / "out").exists()

@@ -8,7 +8,8 @@ fresh folder that holds links to this tree's `sample_bots` and `tests/bots`, and
 referee runs with this interpreter's folder first on PATH (so `python` is the Python
 the referee is installed in). Its keys are pinned and its bots deterministic, so a
 rerun prints the same lines and writes the same event.json. What the document shows
-of the run: the lines `referee event` prints (the folder it names made relative), and
+of the run: the lines `referee event` prints (the folder it names made relative, the
+commitment's digest, which covers the time it was made, as `sha256:<64 hex digits>`), and
 the first Swiss round and the knockout's last group round as event.json holds them.
 
 In the document a part sits between `<!-- event-example: NAME -->` and
@@ -39,6 +40,7 @@ seed = 5
 out = "out"
 deal_key = "{KEY * 2}"       # pinned, so that the example can be run again
 bot_seed_key = "{KEY}"
+reveal = "at-end"        # the keys are published once the last game is recorded
 
 [rules]
 max_pip = 6
@@ -123,7 +125,9 @@ def compact(value: Any) -> str:
 def parts(where: Path, printed: str) -> dict[str, str]:
     """The document's parts, from a finished run in `where` that printed `printed`."""
     event: dict[str, Any] = json.loads((where / "out" / "event.json").read_text())
-    shown = printed.replace(str(where) + os.sep, "")
+    # The commitment names the time it was made, so its digest differs every run.
+    shown = re.sub(r"sha256:[0-9a-f]{64}", "sha256:<64 hex digits>", printed)
+    shown = shown.replace(str(where) + os.sep, "")
     swiss, knockout = event["stages"]
     groups = [r for r in knockout["rounds"] if len(r["tables"]) > 1]
     return {

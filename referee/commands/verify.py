@@ -42,10 +42,22 @@ def verify_cmd(folder: str, expected: str | None, receipts: tuple[str, ...]) -> 
 
     if expected is not None and not re.fullmatch(r"sha256:[0-9a-f]{64}", expected):
         fail(f"--commitment {expected}: expected sha256: and 64 lowercase hexadecimal digits")
+    from ..event.proof import verify_event
+    from ..event.terms import STATE
+    from .common import run_trio
+
     try:
-        report = verify_folder(
-            Path(folder), Restate(), expected=expected, receipts=[Path(r) for r in receipts]
-        )
+        if (Path(folder) / STATE).is_file():  # an event: its tables are leagues
+            if receipts:
+                fail(
+                    "--receipt: check a receipt against its table's folder "
+                    "(OUT/stage-S/round-RR/table-T)"
+                )
+            report = run_trio(lambda: verify_event(Path(folder), expected))
+        else:
+            report = verify_folder(
+                Path(folder), Restate(), expected=expected, receipts=[Path(r) for r in receipts]
+            )
     except VerifyError as exc:
         fail(str(exc))
     for line in lines(report):

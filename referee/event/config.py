@@ -18,7 +18,7 @@ from .pairing import MIN_SEATS, POINTS, PointsRule
 FORMATS = ("swiss", "knockout", "round-robin", "final")
 EVENT_KEYS = {
     "name", "table", "seed", "out", "jobs", "points", "deal_key", "bot_seed_key", "policy",
-    "max_faults", "max_output_kb", "sign",
+    "max_faults", "max_output_kb", "sign", "reveal",
 }  # fmt: skip
 STAGE_KEYS = {
     "swiss": {"format", "rounds", "deals", "remainder", "advance"},

@@ -23,8 +23,9 @@ import hmac
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -52,13 +53,17 @@ from .pairing import (
     swiss_round,
     table_scores,
 )
+from .terms import STATE, event_commitment, reveal_event
 
 log = logging.getLogger(__name__)
-STATE = "event.json"
 
 
 class EventError(Exception):
     """The event cannot go on: the one line to show."""
+
+
+class MissingTable(EventError):
+    """A re-derived event reached a round its folder does not hold yet (one in play)."""
 
 
 @dataclass
@@ -126,7 +131,7 @@ def table_config(
     base = cfg.base
     by_name = {b.name: b for b in base.bots}
     size = cfg.table if round_robin else len(seats)
-    folder = cfg.out / f"stage-{stage.index}" / f"round-{rnd:02d}" / f"table-{number}"
+    folder = Plan.of(cfg).folder(stage.index, rnd, number)
     return dataclasses.replace(
         base,
         name=f"{cfg.name} stage {stage.index} round {rnd} table {number}",
@@ -146,8 +151,11 @@ def table_config(
     )
 
 
-def results(config: LeagueConfig) -> list[Record]:
-    ledger = Ledger(config.out / "league.db")
+def results(folder: Path) -> list[Record]:
+    """The recorded games of the table in `folder`."""
+    if not (folder / "league.db").is_file():
+        raise EventError(f"{folder}: no table's ledger (league.db) here")
+    ledger = Ledger(folder / "league.db")
     try:
         return ledger.records()
     finally:
@@ -158,36 +166,67 @@ def game_of(record: Record) -> GameResult:
     return GameResult(tuple(record.seats), tuple(record.ranks), tuple(record.scores))
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What seats an event's rounds: its entries (seeded in file order), table size,
+    points and stages, and where its tables' folders are. From the event file when it
+    is played, from its commitment when it is verified."""
+
+    name: str
+    entries: tuple[str, ...]
+    table: int
+    points: PointsRule
+    stages: tuple[Stage, ...]
+    out: Path
+
+    @classmethod
+    def of(cls, cfg: EventConfig) -> Plan:
+        names = tuple(b.name for b in cfg.base.bots)
+        return cls(cfg.name, names, cfg.table, cfg.points, cfg.stages, cfg.out)
+
+    def folder(self, stage: int, rnd: int, number: int) -> Path:
+        """The folder of table `number` (from 1) of round `rnd` of stage `stage`."""
+        return self.out / f"stage-{stage}" / f"round-{rnd:02d}" / f"table-{number}"
+
+
+# Plays (or resumes) the tables of one round: stage, round, the tables' seats, and
+# whether it is a round robin's one league. None when an event is only re-derived.
+Player = Callable[[Stage, int, Sequence[Sequence[str]], bool], Awaitable[None]]
+
+
 class Event:
-    """One run of an event (`run_event`)."""
+    """One run of an event (`run_event`), or its re-derivation from the tables' ledgers
+    (`play` None: `referee verify`)."""
 
     def __init__(
         self,
-        cfg: EventConfig,
+        plan: Plan,
         *,
-        jobs: int,
-        console: Console,
+        play: Player | None,
         say: Callable[[str], None],
         on_round: Callable[[], None] | None = None,
+        known: set[str] | None = None,
     ) -> None:
-        self.cfg = cfg
+        self.plan = plan
+        self.play = play
+        self.known = known  # re-derived: the tables event.json lists as played
         self.on_round = on_round
-        self.jobs = jobs
-        self.console = console
         self.say = say
+        points = plan.points
         self.record = EventRecord(
-            cfg.name, cfg.table, list(cfg.points) if isinstance(cfg.points, tuple) else cfg.points
+            plan.name, plan.table, list(points) if isinstance(points, tuple) else points
         )
-        self.deal_key = b""
-        self.bot_key = b""
 
     @property
     def rule(self) -> PointsRule:
-        return self.cfg.points
+        return self.plan.points
 
     def save(self) -> None:
-        """Write `event.json` (atomically), and tell `on_round` (the site)."""
-        path = self.cfg.out / STATE
+        """Write `event.json` (atomically), and tell `on_round` (the site); nothing
+        when the event is only re-derived."""
+        if self.play is None:
+            return
+        path = self.plan.out / STATE
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(self.record.to_json(), indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path)
@@ -198,37 +237,19 @@ class Event:
         self, stage: Stage, rnd: int, tables: Sequence[Sequence[str]], *, round_robin: bool = False
     ) -> tuple[list[TableResult], list[list[Record]], list[str]]:
         """Play (or resume) every table of a round: their results, records and folders."""
-        configs = [
-            table_config(
-                self.cfg, stage, rnd, t + 1, seats, self.deal_key, self.bot_key,
-                round_robin=round_robin,
-            )
-            for t, seats in enumerate(tables)
-        ]  # fmt: skip
-        limit = trio.CapacityLimiter(self.jobs)
-        per_table = max(1, self.jobs // len(configs))
-
-        async def one(config: LeagueConfig) -> None:
-            async with limit:
-                ready_folder(config.out, "the table's folder")
-                await run_league(
-                    config,
-                    jobs=per_table,
-                    resume=True,
-                    console=self.console,
-                    quiet=True,
-                    say=lambda line: None,
-                )
-
-        async with trio.open_nursery() as nursery:
-            for config in configs:
-                nursery.start_soon(one, config)
-        records = [results(c) for c in configs]
+        if self.play is not None:
+            await self.play(stage, rnd, tables, round_robin)
+        folders = [self.plan.folder(stage.index, rnd, t + 1) for t in range(len(tables))]
+        if self.known is not None:
+            missing = [f for f in folders if os.path.relpath(f, self.plan.out) not in self.known]
+            if missing:
+                raise MissingTable(f"{missing[0]}: not played yet")
+        records = [results(f) for f in folders]
         out = [
             TableResult(tuple(seats), tuple(game_of(r) for r in recs))
             for seats, recs in zip(tables, records, strict=True)
         ]
-        return out, records, [os.path.relpath(c.out, self.cfg.out) for c in configs]
+        return out, records, [os.path.relpath(f, self.plan.out) for f in folders]
 
     def withdrawals(
         self,
@@ -253,8 +274,8 @@ class Event:
         return gone
 
     async def run(self) -> EventRecord:
-        entries = [b.name for b in self.cfg.base.bots]
-        for stage in self.cfg.stages:
+        entries = list(self.plan.entries)
+        for stage in self.plan.stages:
             rec = StageRecord(stage.index, stage.format, list(entries))
             self.record.stages.append(rec)
             if stage.format == "swiss":
@@ -315,12 +336,12 @@ class Event:
         before = {n: r.score for n, r in running.items()}
         if round_robin:
             all_games = [g for t in played for g in t.games]
-            _add_games(running, all_games, self.rule, self.cfg.table)
+            _add_games(running, all_games, self.rule, self.plan.table)
         else:
             for t in played:
-                add_table(running, t, self.rule, self.cfg.table)
+                add_table(running, t, self.rule, self.plan.table)
         for n in byes:
-            add_bye(running, n, self.rule, self.cfg.table)
+            add_bye(running, n, self.rule, self.plan.table)
         gone = self.withdrawals(running, played, records)
         seated = {n for t in tables for n in t} | set(byes)
         scores = {n: round(running[n].score - before[n], 6) for n in running if n in seated}
@@ -336,7 +357,7 @@ class Event:
     async def swiss(self, stage: Stage, rec: StageRecord) -> None:
         running = self._running(rec.entries)
         for _ in range(stage.rounds):
-            tables, byes = swiss_round(running, self.cfg.table, stage.remainder)
+            tables, byes = swiss_round(running, self.plan.table, stage.remainder)
             if not tables:
                 break  # fewer than two entries still in
             await self._round(stage, rec, running, tables, byes)
@@ -352,12 +373,12 @@ class Event:
         seeds = {n: r.seed for n, r in running.items()}
         alive = list(rec.entries)
         gone: list[list[str]] = []  # per round, worst first
-        while len(alive) > self.cfg.table:
+        while len(alive) > self.plan.table:
             order = sorted(alive, key=lambda n: (running[n].withdrawn, -running[n].score, seeds[n]))
-            groups = snake_groups(order, group_sizes(len(order), self.cfg.table))
+            groups = snake_groups(order, group_sizes(len(order), self.plan.table))
             played = await self._round(stage, rec, running, groups, [])
             out = knockout_out(
-                played, running, seeds, rule=self.rule, full=self.cfg.table,
+                played, running, seeds, rule=self.rule, full=self.plan.table,
                 eliminate=stage.eliminate, strikes=stage.strikes,
             )  # fmt: skip
             rec.rounds[-1].out = out
@@ -438,17 +459,54 @@ async def run_event(
             ledger.db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
             and not resume
         ):
-            raise EventError(
-                f"{cfg.out / 'event.db'} holds an event already; add --resume to go on"
-            )
+            raise EventError(f"{cfg.out / 'event.db'} holds an event already")
         ledger.claim(cfg.fingerprint(), True)
         deal_key = ledger.deal_key(cfg.base.deal_key)
         bot_key = ledger.bot_seed_key(cfg.base.bot_seed_key)
     finally:
         ledger.close()
-    event = Event(cfg, jobs=jobs, console=console, say=say, on_round=on_round)
-    event.deal_key, event.bot_key = deal_key, bot_key
+    limit = trio.CapacityLimiter(jobs)
+
+    async def play(
+        stage: Stage, rnd: int, tables: Sequence[Sequence[str]], round_robin: bool
+    ) -> None:
+        configs = [
+            table_config(cfg, stage, rnd, t + 1, seats, deal_key, bot_key, round_robin=round_robin)
+            for t, seats in enumerate(tables)
+        ]
+        per_table = max(1, jobs // len(configs))
+
+        async def one(config: LeagueConfig) -> None:
+            async with limit:
+                ready_folder(config.out, "the table's folder")
+                await run_league(
+                    config,
+                    jobs=per_table,
+                    resume=True,
+                    console=console,
+                    quiet=True,
+                    say=lambda line: None,
+                )
+
+        async with trio.open_nursery() as nursery:
+            for config in configs:
+                nursery.start_soon(one, config)
+
+    pledge = event_commitment(cfg, deal_key)
+    where = os.path.normpath(cfg.out / "commitment.json")
+    if pledge.new:
+        say(
+            f"commitment {pledge.digest} ({where}): publish it before the games; "
+            f"`referee verify {os.path.normpath(cfg.out)}` checks the event against it"
+        )
+    else:
+        say(f"commitment {pledge.digest} ({where})")
+    event = Event(Plan.of(cfg), play=play, say=say, on_round=on_round)
     try:
-        return await event.run()
+        record = await event.run()
     except CannotPlay as exc:
         raise EventError(str(exc)) from None
+    if cfg.base.reveal == "at-end":
+        path, _ = reveal_event(cfg.out, deal_key, bot_key)
+        say(f"the event is over: its keys and every table's are revealed ({path})")
+    return record

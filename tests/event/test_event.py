@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -163,6 +164,41 @@ def test_the_event_site_shows_every_stage_round_and_cut_in_chromium(
     assert browser.until("location.pathname.endsWith('/stage-1/round-02/table-1/index.html')")
     assert "round 2 table 1" in browser.js("document.title")
     assert browser.problems() == []
+
+
+def verify(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "verify", str(folder), *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_the_event_verifies_and_a_changed_seating_or_commitment_fails(
+    straight: tuple[Path, dict[str, Any], str], tmp_path: Path
+) -> None:
+    out, event, printed = straight
+    done = verify(out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for check in ("commitment", "tables", "keys", "seating"):
+        assert f"ok    {check}:" in done.stdout
+    digest = printed.split("commitment ", 1)[1].split()[0]
+    assert verify(out, "--commitment", digest).returncode == 0
+    wrong = verify(out, "--commitment", "sha256:" + "0" * 64)
+    assert wrong.returncode == 1 and "FAIL  commitment" in wrong.stdout
+    # A seating the tables' results do not give: two entries of round 2 swapped.
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy, symlinks=True)
+    changed = json.loads(json.dumps(event))
+    tables = changed["stages"][0]["rounds"][1]["tables"]
+    tables[0][0], tables[1][0] = tables[1][0], tables[0][0]
+    (copy / "event.json").write_text(json.dumps(changed), encoding="utf-8")
+    done = verify(copy)
+    assert done.returncode == 1
+    assert "FAIL  seating: event.json.stages.0.rounds.1.tables" in done.stdout.replace(
+        "[", "."
+    ).replace("]", "")
 
 
 def test_a_run_killed_mid_round_resumes_to_the_same_event(

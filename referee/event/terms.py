@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,12 @@ from ..logs.gamelog import now_iso, sha256_text
 from ..proof.commitment import (
     COMMITMENT,
     REVEAL,
+    Commitment,
     CommitmentError,
     bot_files,
     file_bytes,
     key_digest,
+    read_commitment,
     reveal_data,
     write_file,
 )
@@ -34,13 +35,6 @@ ROUND_KEYS = (
     "the deals of every table of round R of stage S come from HMAC-SHA256(K, "
     "'event/stage/S/round/R') as a league's from its deal key; K = the event's deal key"
 )
-
-
-@dataclass(frozen=True)
-class EventCommitment:
-    digest: str
-    data: dict[str, Any]
-    new: bool
 
 
 def event_terms(cfg: EventConfig) -> dict[str, Any]:
@@ -76,21 +70,10 @@ def event_terms(cfg: EventConfig) -> dict[str, Any]:
     }
 
 
-def read_event_commitment(out: Path) -> EventCommitment | None:
-    path = out / COMMITMENT
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CommitmentError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise CommitmentError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("commitment") != FORMAT:
-        raise CommitmentError(f"{path}: not an event's commitment (format {FORMAT})")
-    return EventCommitment(sha256_text(raw), data, new=False)
+def read_event_commitment(out: Path) -> Commitment | None:
+    """The event's commitment in `out`, if there is one (`CommitmentError` for a file
+    that is not an event's)."""
+    return read_commitment(out, FORMAT)
 
 
 def _without_files(terms: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +81,7 @@ def _without_files(terms: dict[str, Any]) -> dict[str, Any]:
     return {**terms, "bots": bots}
 
 
-def event_commitment(cfg: EventConfig, deal_key: bytes) -> EventCommitment:
+def event_commitment(cfg: EventConfig, deal_key: bytes) -> Commitment:
     """The event's commitment: the one in its folder, checked against the event and its
     key, or a new one written there (`CommitmentError` for one of other terms)."""
     wanted: dict[str, Any] = {
@@ -114,7 +97,7 @@ def event_commitment(cfg: EventConfig, deal_key: bytes) -> EventCommitment:
     if old is None:
         raw = file_bytes(wanted)
         write_file(path, raw)
-        return EventCommitment(sha256_text(raw), wanted, new=True)
+        return Commitment(sha256_text(raw), wanted, new=True)
     if old.data.get("deal_key_sha256") != wanted["deal_key_sha256"]:
         raise CommitmentError(f"{path} commits to another deal key than this event's")
     before, now = _without_files(old.data.get("event", {})), _without_files(wanted["event"])

@@ -159,8 +159,9 @@ def commitment_data(
     return data
 
 
-def read_commitment(out: Path) -> Commitment | None:
-    """The commitment in `out`, if there is one; `CommitmentError` if it is not readable."""
+def read_commitment(out: Path, fmt: int | str = FORMAT) -> Commitment | None:
+    """The commitment in `out`, if there is one; `CommitmentError` if it is not readable
+    or not of format `fmt` (a league's, or an event's: `referee.event.terms`)."""
     path = out / COMMITMENT
     try:
         raw = path.read_bytes()
@@ -172,8 +173,8 @@ def read_commitment(out: Path) -> Commitment | None:
         data = json.loads(raw)
     except ValueError as exc:
         raise CommitmentError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("commitment") != FORMAT:
-        raise CommitmentError(f"{path}: not a commitment of format {FORMAT}")
+    if not isinstance(data, dict) or data.get("commitment") != fmt:
+        raise CommitmentError(f"{path}: not a commitment of format {fmt}")
     return Commitment(sha256_text(raw), data, new=False)
 
 

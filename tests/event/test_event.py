@@ -9,14 +9,18 @@ the document is compared with it."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,13 +48,13 @@ def _load() -> ModuleType:
 example = _load()
 
 
-def referee(folder: Path) -> subprocess.Popen[str]:
+def referee(folder: Path, *extra: str) -> subprocess.Popen[str]:
     """The example's event started in `folder` (made ready by the example)."""
     example.folder_for(folder)
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.Popen(
-        [sys.executable, "-m", "referee", *example.COMMAND.split()[1:]],
+        [sys.executable, "-m", "referee", *example.COMMAND.split()[1:], *extra],
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
@@ -201,23 +205,49 @@ def test_the_event_verifies_and_a_changed_seating_or_commitment_fails(
     ).replace("]", "")
 
 
-def test_a_run_killed_mid_round_resumes_to_the_same_event(
+def recorded(out: Path) -> int:
+    """Games recorded so far over every table (read while the event writes)."""
+    total = 0
+    for db in out.glob("stage-*/round-*/table-*/league.db"):
+        with contextlib.suppress(sqlite3.Error):
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+            try:
+                total += con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            finally:
+                con.close()
+    return total
+
+
+def test_a_run_killed_anywhere_resumes_to_the_same_event(
     tmp_path: Path, straight: tuple[Path, dict[str, Any], str]
 ) -> None:
     reference, event, _ = straight
-    proc = referee(tmp_path)
     out = tmp_path / "out"
-    deadline = time.monotonic() + 120
-    # Killed once the second round's tables have started.
-    while not list(out.glob("stage-1/round-02/table-*/league.db")):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate()
-    again = referee(tmp_path)
-    _, err = again.communicate(timeout=300)
-    assert again.returncode == 2 and "--resume" in err  # never over a run's results silently
+    total = len(outcomes(reference))
+    seed = random.randrange(2**32)
+    # Killed twice: once the second Swiss round's tables have started (mid-round, its
+    # tables' ledgers half written), then after a random number of recorded games.
+    point = random.Random(seed).randrange(total // 2, total - 2)
+    note = f"second kill after {point} of {total} games (random seed {seed})"
+    reached: list[Callable[[], bool]] = [
+        lambda: bool(list(out.glob("stage-1/round-02/table-*/league.db"))),
+        lambda: recorded(out) >= point,
+    ]
+    for n, when in enumerate(reached):
+        proc = referee(tmp_path, *(["--resume"] if n else []))
+        deadline = time.monotonic() + 120
+        while not when():
+            assert proc.poll() is None and time.monotonic() < deadline, (note, proc.communicate())
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        if n == 0:  # never over a run's results silently
+            again = referee(tmp_path)
+            _, err = again.communicate(timeout=300)
+            assert again.returncode == 2 and "--resume" in err
     code, _, err = run(tmp_path, "--resume")
-    assert code == 0, err
-    assert json.loads((out / "event.json").read_text()) == event
-    assert outcomes(out) == outcomes(reference)
+    assert code == 0, err + note
+    assert json.loads((out / "event.json").read_text()) == event, note
+    assert outcomes(out) == outcomes(reference), note
+    done = verify(out)
+    assert done.returncode == 0, done.stdout + note

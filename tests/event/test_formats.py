@@ -120,3 +120,35 @@ def test_the_command_says_a_bad_file_in_one_line_and_starts_nothing(tmp_path: Pa
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "tcp bots are not seated in events" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_swiss_byes_then_a_knockout_by_strikes(tmp_path: Path) -> None:
+    bots = BOTS + bot("g3", "sample_bots/greedy_bot.py")
+    path = write(
+        tmp_path,
+        '[[stage]]\nformat = "swiss"\nrounds = 1\nremainder = "bye"\nadvance = 4\n\n'
+        '[[stage]]\nformat = "knockout"\nstrikes = 1\n',
+        bots=bots,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    event = json.loads((tmp_path / "out" / "event.json").read_text())
+    swiss, knockout = event["stages"]
+    (only,) = swiss["rounds"]
+    # Five entries at tables of 3 with byes: one table, the two lowest seeds sit out
+    # with an average game's points (1 for "beaten" at tables of 3).
+    assert [len(t) for t in only["tables"]] == [3] and only["byes"] == ["g3", "r2"]
+    assert all(only["scores"][n] == 1.0 for n in only["byes"])
+    assert all(swiss["totals"][n]["byes"] == 1 for n in only["byes"])
+    # Strikes: every entry out had a last place; the last round is the final table.
+    *groups, final = knockout["rounds"]
+    out = [n for r in groups for n in r["out"]]
+    assert out and all(knockout["totals"][n]["lasts"] >= 1 for n in out)
+    assert len(final["tables"]) == 1 and len(final["tables"][0]) == 3
+    assert "last places" in done.stdout

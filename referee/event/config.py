@@ -132,6 +132,11 @@ def load_event(
                 f"stage[{s.index - 1}]: a final seats one table of {base.table}, and "
                 f"{entrants} entries reach it; cut them with `advance` in the stage before"
             )
+        if s.format == "knockout" and base.table < 3:
+            raise ConfigError(
+                f"stage[{s.index - 1}]: a knockout needs tables of 3 or more (its groups of "
+                f"{base.table} would leave an entry alone at a table)"
+            )
         if s.format == "round-robin" and entrants < base.table:
             raise ConfigError(
                 f"stage[{s.index - 1}]: a round robin of tables of {base.table} needs as many "

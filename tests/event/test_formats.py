@@ -30,8 +30,9 @@ BOTS = "".join(
 
 
 def write(folder: Path, stages: str, event: str = "", bots: str = BOTS) -> Path:
+    table = "" if "table =" in event else "table = 3\n"
     text = (
-        f'[event]\nname = "rr"\ntable = 3\nseed = 2\nout = "out"\n'
+        f'[event]\nname = "rr"\n{table}seed = 2\nout = "out"\n'
         f'deal_key = "{KEY * 2}"\nbot_seed_key = "{KEY}"\n{event}\n'
         f'[rules]\nmax_pip = 6\nrounds = "single"\n\n{bots}\n{stages}'
     )
@@ -95,6 +96,7 @@ def test_a_round_robin_qualifier_then_a_final(tmp_path: Path) -> None:
         ('[[stage]]\nformat = "swiss"\n', 'points = "most"', "event.points:"),
         ('[[stage]]\nformat = "swiss"\nremainder = "smaller"\n', "points = [2, 1, 0]", "do not"),
         ('[[stage]]\nformat = "swiss"\n', "rounds = 2", "event.rounds: not a key of [event]"),
+        ('[[stage]]\nformat = "knockout"\n', "table = 2", "a knockout needs tables of 3"),
         ('[[stage]]\nformat = "swiss"\n[[bot]]\nname = "me"\ncommand = "human"\n', "", "a person"),
     ],
 )

@@ -70,7 +70,7 @@ command = "python sample_bots/random_bot.py"
 
 [[stage]]
 format = "swiss"
-rounds = 2
+swiss_rounds = 2
 advance = 5
 
 [[stage]]

@@ -21,7 +21,7 @@ EVENT_KEYS = {
     "max_faults", "max_output_kb", "sign", "reveal",
 }  # fmt: skip
 STAGE_KEYS = {
-    "swiss": {"format", "rounds", "deals", "remainder", "advance"},
+    "swiss": {"format", "swiss_rounds", "deals", "remainder", "advance"},
     "knockout": {"format", "deals", "eliminate", "strikes", "advance"},
     "round-robin": {"format", "deals", "advance"},
     "final": {"format", "deals"},
@@ -192,7 +192,7 @@ def _stage(index: int, raw: Any, table: int, listed_points: bool) -> Stage:
         index=index,
         format=fmt,
         deals=number("deals", 1, 1),
-        rounds=number("rounds", 3, 1),
+        rounds=number("swiss_rounds", 3, 1),
         remainder=remainder,
         eliminate=number("eliminate", 1, 1),
         strikes=strikes,

@@ -236,6 +236,16 @@ def parse_config(
     bots are not read (a worker never plays them); with `check_folders` false a bot's
     `cwd` need not exist here (a worker checks it once mapped). With `check_programs`,
     each sandboxed bot's view is checked too (`check_sandboxes`)."""
+    if "event" in data and "league" not in data:
+        raise ConfigError(f"{path}: an event's file ([event]): run `referee event {path}`")
+    given_format = (
+        data.get("league", {}).get("format") if isinstance(data.get("league"), dict) else None
+    )
+    if given_format in ("swiss", "knockout", "final"):
+        raise ConfigError(
+            f'league.format: "{given_format}" is a stage of an event: write the file with '
+            "[event] and [[stage]] (spec/EVENTS.md) and run `referee event FILE`"
+        )
     file = decode(data)
     league = file.league
     sandbox_override = sandbox

@@ -79,7 +79,7 @@ def test_a_round_robin_qualifier_then_a_final(tmp_path: Path) -> None:
     [
         ("", "", "an event needs at least one [[stage]]"),
         ('[[stage]]\nformat = "ladder"\n', "", "stage[0].format: one of swiss"),
-        ('[[stage]]\nformat = "swiss"\nrounds = 0\n', "", "stage[0].rounds: a whole number"),
+        ('[[stage]]\nformat = "swiss"\nswiss_rounds = 0\n', "", "stage[0].swiss_rounds: a whole"),
         ('[[stage]]\nformat = "swiss"\nbogus = 1\n', "", "stage[0].bogus: not a key"),
         ('[[stage]]\nformat = "final"\n', "", "a final seats one table of 3, and 4 entries"),
         (
@@ -96,6 +96,7 @@ def test_a_round_robin_qualifier_then_a_final(tmp_path: Path) -> None:
         ('[[stage]]\nformat = "swiss"\n', 'points = "most"', "event.points:"),
         ('[[stage]]\nformat = "swiss"\nremainder = "smaller"\n', "points = [2, 1, 0]", "do not"),
         ('[[stage]]\nformat = "swiss"\n', "rounds = 2", "event.rounds: not a key of [event]"),
+        ('[[stage]]\nformat = "swiss"\nrounds = 2\n', "", "stage[0].rounds: not a key of a swiss"),
         ('[[stage]]\nformat = "knockout"\n', "table = 2", "a knockout needs tables of 3"),
         ('[[stage]]\nformat = "swiss"\n[[bot]]\nname = "me"\ncommand = "human"\n', "", "a person"),
     ],
@@ -128,7 +129,7 @@ def test_swiss_byes_then_a_knockout_by_strikes(tmp_path: Path) -> None:
     bots = BOTS + bot("g3", "sample_bots/greedy_bot.py")
     path = write(
         tmp_path,
-        '[[stage]]\nformat = "swiss"\nrounds = 1\nremainder = "bye"\nadvance = 4\n\n'
+        '[[stage]]\nformat = "swiss"\nswiss_rounds = 1\nremainder = "bye"\nadvance = 4\n\n'
         '[[stage]]\nformat = "knockout"\nstrikes = 1\n',
         bots=bots,
     )
@@ -154,3 +155,22 @@ def test_swiss_byes_then_a_knockout_by_strikes(tmp_path: Path) -> None:
     assert out and all(knockout["totals"][n]["lasts"] >= 1 for n in out)
     assert len(final["tables"]) == 1 and len(final["tables"][0]) == 3
     assert "last places" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('[league]\nformat = "swiss"\n', 'league.format: "swiss" is a stage of an event'),
+        ('[event]\nname = "x"\n', "an event's file ([event]): run `referee event"),
+    ],
+)
+def test_a_league_file_asking_for_an_event_says_how(tmp_path: Path, text: str, error: str) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text(text + BOTS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "league", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and error in done.stderr and done.stderr.count("\n") == 1

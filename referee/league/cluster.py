@@ -26,6 +26,7 @@ import logging
 import math
 import re
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ _FREED = object()  # in the results channel: a deal played here is free again
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|inproc|ucx)://)?[\w.\-\[\]:]+:\d+")
 WAIT_FOR_WORKERS_S = 30.0
+CONNECT_S = 10.0  # to reach a scheduler's address
 WAIT_FOR_RESOURCES_S = 10.0  # for a worker with a game's resources to join
 TASK_TARGET_S = 1.0  # games per task: about this long on a worker
 MAX_GAMES_PER_TASK = 32
@@ -75,6 +77,26 @@ def check_target(text: str) -> str:
     raise ClusterError(
         f"--cluster {text!r}: expected local:N or a scheduler address like tcp://HOST:8786"
     )
+
+
+def _reachable(target: str) -> None:
+    """Fail at once, naming why, when nothing listens at a scheduler's TCP address (a
+    refused connection, an unknown host): Dask's client would retry for its whole
+    timeout. What answers is then left to Dask (a scheduler, or not)."""
+    scheme, _, rest = target.rpartition("://")
+    if scheme not in ("", "tcp", "tls"):
+        return  # ws, inproc, ucx: Dask's own transports
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_S).close()
+    except TimeoutError:
+        raise ClusterError(
+            f"--cluster {target}: cannot reach the scheduler: no answer within {CONNECT_S:g} s"
+        ) from None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise ClusterError(f"--cluster {target}: cannot reach the scheduler: {why}") from None
 
 
 @dataclass
@@ -120,8 +142,9 @@ class Cluster:
                 silence_logs=logging.ERROR,
             )
             return cls(target, Client(cluster, direct_to_workers=True), cluster)
+        _reachable(target)
         try:
-            client = Client(target, timeout="10s", direct_to_workers=True)
+            client = Client(target, timeout=f"{CONNECT_S:g}s", direct_to_workers=True)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"--cluster {target}: cannot reach the scheduler: {exc}") from None
         try:

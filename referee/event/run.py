@@ -31,6 +31,7 @@ from typing import Any
 import trio
 from rich.console import Console
 
+from ..league.apart import Apart
 from ..league.config import LeagueConfig
 from ..league.ledger import Ledger
 from ..league.records import Record
@@ -475,6 +476,11 @@ async def run_event(
             for t, seats in enumerate(tables)
         ]
         per_table = max(1, jobs // len(configs))
+        # Every table of the round plays the same deals, and a table is one combination,
+        # so a table's unit is its deal: one `Apart` for the round keeps each deal in
+        # play at one table at a time (two entries at two tables could otherwise pass
+        # a hand between them while both play it, through a covert channel).
+        deals = Apart() if not round_robin else None
 
         async def one(config: LeagueConfig) -> None:
             async with limit:
@@ -486,6 +492,7 @@ async def run_event(
                     console=console,
                     quiet=True,
                     say=lambda line: None,
+                    apart=deals,
                 )
 
         async with trio.open_nursery() as nursery:

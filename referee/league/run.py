@@ -90,6 +90,7 @@ async def run_league(
     beacon: str | None = None,
     say: Callable[[str], None] | None = None,
     live: LiveFeed | None = None,
+    apart: Apart | None = None,
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -104,6 +105,9 @@ async def run_league(
     background and built at the end (`referee.site.live`).
     A `live` feed (`referee.live`) is given the schedule and follows each game played
     here; it is told when the run ends. (Served by the caller: `commands.league`.)
+    `apart`, when given, is shared with other leagues run beside this one whose units
+    are the same deals (an event's tables of one round, `referee.event.run`): no two
+    games of one unit are then in play at once across all of them.
 
     Before its first game the league commits to its terms and its deal key
     (`commitment`), mixes in the contributions `[league] mix` names (`beacon`, the
@@ -233,7 +237,7 @@ async def run_league(
             )
 
         # No two games of one deal in play at once, wherever they are played.
-        apart = Apart()
+        apart = apart if apart is not None else Apart()
         local = apart.queue(todo(True))
         names = [b.name for b in config.bots]
         display = Display(console, config.name, total or 0, len(done), quiet or judge is not None)

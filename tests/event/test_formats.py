@@ -3,6 +3,7 @@ and bad event files, each a one-line error naming what is wrong before anything 
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -174,3 +175,34 @@ def test_a_league_file_asking_for_an_event_says_how(tmp_path: Path, text: str, e
         timeout=60,
     )
     assert done.returncode == 2 and error in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_no_deal_is_in_play_at_two_tables_of_a_round_at_once(tmp_path: Path) -> None:
+    # Two tables of 3 share the round's board; with two jobs they would play it side by
+    # side, and two entries (of one author, say) could pass a hand between them while
+    # both play it. Each bot notes when its games ran and the hand it was dealt.
+    times = tmp_path / "times.jsonl"
+    bots = "".join(
+        f'[[bot]]\nname = "c{i}"\ncommand = [{PY}, "{ROOT / "tests/bots/clocked.py"}", "{times}"]\n'
+        for i in range(6)
+    )
+    path = write(tmp_path, '[[stage]]\nformat = "swiss"\nswiss_rounds = 1\n', bots=bots)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    games = [json.loads(line) for line in times.read_text().splitlines()]
+    assert len(games) == 2 * 3 * 3  # two tables, three rotations, three seats
+    by_hand: dict[str, list[tuple[int, int]]] = {}
+    for g in games:
+        by_hand.setdefault(json.dumps(g["hand"]), []).append((g["began"], g["ended"]))
+    # Each seat's hand was dealt in all six games of the deal (both tables' rotations).
+    assert sorted(len(v) for v in by_hand.values()) == [6, 6, 6]
+    for spans in by_hand.values():
+        spans.sort()
+        for (_, end), (start, _) in itertools.pairwise(spans):
+            assert end <= start, "two games of one deal were in play at once"

@@ -328,6 +328,29 @@ def test_an_arenas_sandboxed_bots_cannot_read_its_ledger_or_file(runner: Runner)
     assert seen == {(p, False) for p in paths}, seen
 
 
+@needs_bwrap
+def test_an_events_sandboxed_bots_cannot_read_its_folder_or_file(runner: Runner) -> None:
+    # An event's folder holds its deal key (event.db: every round's deals follow from it)
+    # and every table's logs; its tables are leagues in folders below it. Here the event's
+    # folder and file sit in the bots' own folder. tests/bots/peek.py tries both.
+    paths = ["event.toml", "out"]
+    command = json.dumps([runner.python, str(BOTS / "peek.py"), *paths])
+    bots = "".join(f'[[bot]]\nname = "p{i}"\ncommand = {command}\n' for i in (1, 2))
+    event = runner.folder / "event.toml"
+    event.write_text(
+        '[event]\nname = "sealed"\ntable = 2\nout = "out"\n'
+        '[rules]\nmax_pip = 6\nrounds = "single"\n'
+        + bots
+        + '[[stage]]\nformat = "swiss"\nswiss_rounds = 1\n'
+    )
+    if runner.mode == "user" and os.geteuid() == 0:
+        os.chown(event, THROWAWAY_UID, THROWAWAY_UID)
+    result = runner.run("event", str(event), "--sandbox", "bwrap", "-j", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = {(str(r["path"]), r["got"]) for r in reports(runner.folder / "out")}
+    assert seen == {(p, False) for p in paths}, seen
+
+
 def _arena_games(runner: Runner) -> int:
     """The arena games recorded so far (0 while its ledger is being made)."""
     with contextlib.closing(sqlite3.connect(runner.folder / "out" / "arena.db")) as db:

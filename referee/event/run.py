@@ -31,6 +31,7 @@ from typing import Any
 import trio
 from rich.console import Console
 
+from ..bots.sandbox import Hidden
 from ..league.apart import Apart
 from ..league.config import LeagueConfig
 from ..league.ledger import Ledger
@@ -467,6 +468,9 @@ async def run_event(
     finally:
         ledger.close()
     limit = trio.CapacityLimiter(jobs)
+    # No sandboxed bot sees the event's folder: its keys (event.db), every table's logs.
+    hidden = (Hidden(str(cfg.out), "the event's output folder", "give the event an output "
+              "folder outside every bot's folder (--out or event.out)"),)  # fmt: skip
 
     async def play(
         stage: Stage, rnd: int, tables: Sequence[Sequence[str]], round_robin: bool
@@ -493,6 +497,7 @@ async def run_event(
                     quiet=True,
                     say=lambda line: None,
                     apart=deals,
+                    hide=hidden,
                 )
 
         async with trio.open_nursery() as nursery:

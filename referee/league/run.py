@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 from rich.console import Console
 
-from ..bots.sandbox import user_line
+from ..bots.sandbox import Hidden, user_line
 from ..game import lag
 from ..live.feed import LiveFeed
 from ..logs.gamelog import log_bytes, log_suffix, sha256_text
@@ -91,6 +91,7 @@ async def run_league(
     say: Callable[[str], None] | None = None,
     live: LiveFeed | None = None,
     apart: Apart | None = None,
+    hide: Sequence[Hidden] = (),
 ) -> Standings:
     """Play every game the ledger does not hold yet, then return the standings.
 
@@ -107,7 +108,8 @@ async def run_league(
     here; it is told when the run ends. (Served by the caller: `commands.league`.)
     `apart`, when given, is shared with other leagues run beside this one whose units
     are the same deals (an event's tables of one round, `referee.event.run`): no two
-    games of one unit are then in play at once across all of them.
+    games of one unit are then in play at once across all of them. `hide` adds places
+    no sandboxed bot may see to the league's own (an event's folder, keys and all).
 
     Before its first game the league commits to its terms and its deal key
     (`commitment`), mixes in the contributions `[league] mix` names (`beacon`, the
@@ -274,7 +276,7 @@ async def run_league(
 
             refreshing = site.running() if site is not None else contextlib.nullcontext()
             async with refreshing, trio.open_nursery() as procs:
-                pool = BotPool(config, procs, stderr_dir, server)
+                pool = BotPool(config, procs, stderr_dir, server, hide)
                 try:
                     with stop:
                         async with trio.open_nursery() as workers:

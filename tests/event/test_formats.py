@@ -42,19 +42,24 @@ def write(folder: Path, stages: str, event: str = "", bots: str = BOTS) -> Path:
     return path
 
 
+def play(path: Path) -> subprocess.CompletedProcess[str]:
+    """`referee event` on the file at `path`, unsandboxed, two jobs, in its folder."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_a_round_robin_qualifier_then_a_final(tmp_path: Path) -> None:
     path = write(
         tmp_path,
         '[[stage]]\nformat = "round-robin"\nadvance = 3\n\n[[stage]]\nformat = "final"\n'
         "deals = 2\n",
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = play(path)
     assert done.returncode == 0, done.stderr
     event = json.loads((tmp_path / "out" / "event.json").read_text())
     rr, final = event["stages"]
@@ -134,13 +139,7 @@ def test_swiss_byes_then_a_knockout_by_strikes(tmp_path: Path) -> None:
         '[[stage]]\nformat = "knockout"\nstrikes = 1\n',
         bots=bots,
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = play(path)
     assert done.returncode == 0, done.stderr
     event = json.loads((tmp_path / "out" / "event.json").read_text())
     swiss, knockout = event["stages"]
@@ -187,13 +186,7 @@ def test_no_deal_is_in_play_at_two_tables_of_a_round_at_once(tmp_path: Path) -> 
         for i in range(6)
     )
     path = write(tmp_path, '[[stage]]\nformat = "swiss"\nswiss_rounds = 1\n', bots=bots)
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "event", str(path), "--sandbox", "none", "-j", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = play(path)
     assert done.returncode == 0, done.stderr
     games = [json.loads(line) for line in times.read_text().splitlines()]
     assert len(games) == 2 * 3 * 3  # two tables, three rotations, three seats

@@ -199,3 +199,17 @@ def test_no_deal_is_in_play_at_two_tables_of_a_round_at_once(tmp_path: Path) -> 
         spans.sort()
         for (_, end), (start, _) in itertools.pairwise(spans):
             assert end <= start, "two games of one deal were in play at once"
+
+
+def test_an_event_where_nothing_could_be_played_fails(tmp_path: Path) -> None:
+    dead = "".join(bot(f"x{i}", "tests/bots/exit_at_once.py") for i in range(3))
+    path = write(tmp_path, '[[stage]]\nformat = "swiss"\nswiss_rounds = 2\n', bots=dead)
+    done = play(path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "nothing could be played: every seat of every game of the round forfeited" in (
+        done.stderr
+    )
+    assert "final standings" not in done.stdout
+    # No round is written as played, and nothing says the event ended.
+    state = tmp_path / "out" / "event.json"
+    assert not state.exists() or json.loads(state.read_text())["stages"][0]["rounds"] == []

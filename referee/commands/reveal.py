@@ -17,13 +17,13 @@ def reveal_cmd(out_dir: str) -> None:
     every deal with `referee verify`. Refused while games remain."""
     from pathlib import Path
 
-    from ..event.terms import STATE, reveal_folder
+    from ..event.terms import is_event_folder, reveal_folder
     from ..league.ledger import LedgerError
     from ..league.terms import reveal_league
     from ..logs.outputs import WriteError
     from ..proof.commitment import CommitmentError
 
-    event = (Path(out_dir) / STATE).is_file()
+    event = is_event_folder(Path(out_dir))
     try:
         path, digest = (reveal_folder if event else reveal_league)(Path(out_dir))
     except (LedgerError, CommitmentError, WriteError) as exc:

@@ -43,11 +43,11 @@ def verify_cmd(folder: str, expected: str | None, receipts: tuple[str, ...]) -> 
     if expected is not None and not re.fullmatch(r"sha256:[0-9a-f]{64}", expected):
         fail(f"--commitment {expected}: expected sha256: and 64 lowercase hexadecimal digits")
     from ..event.proof import verify_event
-    from ..event.terms import STATE
+    from ..event.terms import is_event_folder
     from .common import run_trio
 
     try:
-        if (Path(folder) / STATE).is_file():  # an event: its tables are leagues
+        if is_event_folder(Path(folder)):  # an event: its tables are leagues
             if receipts:
                 fail(
                     "--receipt: check a receipt against its table's folder "

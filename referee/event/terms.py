@@ -110,11 +110,20 @@ def event_commitment(cfg: EventConfig, deal_key: bytes) -> Commitment:
     return old
 
 
+def is_event_folder(out: Path) -> bool:
+    """Whether `out` is an event's output folder (its keys, or its rounds, are there)."""
+    return (out / "event.db").is_file() or (out / STATE).is_file()
+
+
 def event_json(out: Path) -> dict[str, Any]:
+    """The event's rounds as written (`CommitmentError`, one line, when there are none)."""
+    path = out / STATE
+    if not path.is_file():
+        raise CommitmentError(f"{out}: the event has recorded no round yet (no {STATE})")
     try:
-        data: dict[str, Any] = json.loads((out / STATE).read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise CommitmentError(f"{out / STATE}: not an event's folder ({exc})") from None
+        raise CommitmentError(f"{path}: not readable ({exc})") from None
     return data
 
 

@@ -213,3 +213,13 @@ def test_an_event_where_nothing_could_be_played_fails(tmp_path: Path) -> None:
     # No round is written as played, and nothing says the event ended.
     state = tmp_path / "out" / "event.json"
     assert not state.exists() or json.loads(state.read_text())["stages"][0]["rounds"] == []
+    # Its folder is still an event's: verify and reveal say why they cannot, in one line.
+    for command in ("verify", "reveal"):
+        said = subprocess.run(
+            [sys.executable, "-m", "referee", command, str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert said.returncode == 2 and said.stderr.count("\n") == 1, said.stderr
+        assert "the event has recorded no round yet" in said.stderr

@@ -102,7 +102,14 @@ system-deps:
 # load (64 games with 100 ms moves, a referee stopped 300 ms a second): they run
 # afterwards, by themselves.
 TEST_WORKERS ?= 6
+# A clone without bytecode is collected once first (pytest's rewritten test files and
+# the modules they import are written then), so the workers that start together do not
+# each compile the same files: six collections from nothing took 39 CPU-s, one then
+# six 7 + 15 (tests/README.md). A failed collection is left to the run to report.
+PRECOLLECT = test -d tests/__pycache__ || $(BIN)/python -m pytest --collect-only -qq -p no:cacheprovider >/dev/null 2>&1 || true
+
 test: lint typecheck system-deps
+	@$(PRECOLLECT)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -rfEs -m "not alone"
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -rfEs -m alone
 
@@ -111,6 +118,7 @@ test: lint typecheck system-deps
 # engine, protocol, statistics, the bots' reasoning, the league's and arena's logic;
 # no league, server, browser, kit or sandbox is started). `make test` runs everything.
 check: lint typecheck
+	@$(PRECOLLECT)
 	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -n 3 --dist worksteal -rfEs -m everyday
 
 bench: $(TEST_STAMP)  # bench_cluster.py needs the cluster extra

@@ -2,18 +2,18 @@
 spectators, beside `--live` with none and a league without `--live`, in one run.
 
     .venv/bin/python bench/bench_live.py [--repeats 5] [--spectators 20] [--deals 4]
-        [--mode public|after-deal]
+        [--mode public|after-deal] [--identity]
 
 Each run is a league played in this process (`run_league`, as `referee league`
 runs it: logs, ledger, standings), with `live = "public"` (the costlier mode: each
 game's spectator view is built move by move and sent as it changes; `--mode
 after-deal` for the league's default, each game sent whole once it is over) for two
-seats of
-the shell bot `sample_bots/minimal.sh` (legal move 0, no JSON parser: next to no
+seats of the shell bot `sample_bots/minimal.sh` (legal move 0, no JSON parser: next to no
 CPU of its own), `--deals` deals of the standard rules (double-12, 13 rounds), one
 game at a time. The spectators are threads of another process (this script with
 `--spectate`): each follows the list of games (`/events`) and every game in play
-(`/game/ID/events`) from its start to its end, reading every byte. This process's
+(`/game/ID/events`) from its start to its end, reading every byte, and asks for
+gzip as every browser does (`--identity`: plain streams). This process's
 CPU (`time.process_time`: the games, the logs and the live server, which runs in
 the same trio loop) over the league, divided by the decisions the ledger recorded.
 
@@ -33,6 +33,8 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import trio
@@ -57,25 +59,45 @@ FOLLOWED = ("playing", "pending")  # a game is followed from its start (public),
 # ---------------------------------------------------------------- the spectators
 
 
-def follow(port: int, path: str, seen: list[int]) -> None:
-    """Read the event stream at `path` to its end, counting its bytes in `seen`."""
+def request(port: int, path: str, gzip: bool) -> http.client.HTTPResponse:
     conn = http.client.HTTPConnection(HOST, port, timeout=300)
-    conn.request("GET", path)
-    response = conn.getresponse()
+    conn.request("GET", path, headers={"Accept-Encoding": "gzip"} if gzip else {})
+    return conn.getresponse()
+
+
+def follow(port: int, path: str, seen: list[int], gzip: bool) -> None:
+    """Read the event stream at `path` to its end, counting its bytes in `seen` (as
+    sent: gzip-encoded when asked for, as a browser asks)."""
+    response = request(port, path, gzip)
+    inflate = zlib.decompressobj(31)
     while chunk := response.read1(65536):
         seen[0] += len(chunk)
-    conn.close()
+        if gzip:
+            inflate.decompress(chunk)  # a browser reads what it was sent
+    response.close()
 
 
-def spectator(port: int, seen: list[int]) -> None:
+def lines(response: http.client.HTTPResponse, seen: list[int]) -> Iterator[bytes]:
+    """The lines of an event stream, gzip-decoded when it came so."""
+    if response.getheader("Content-Encoding") != "gzip":
+        while line := response.readline():
+            seen[0] += len(line)
+            yield line
+        return
+    inflate, rest = zlib.decompressobj(31), b""
+    while chunk := response.read1(65536):
+        seen[0] += len(chunk)
+        *whole, rest = (rest + inflate.decompress(chunk)).split(b"\n")
+        for line in whole:
+            yield line + b"\n"
+
+
+def spectator(port: int, seen: list[int], gzip: bool) -> None:
     """One spectator: the list, and each game's stream once the game is in play."""
     followed: set[str] = set()
     threads = []
-    conn = http.client.HTTPConnection(HOST, port, timeout=300)
-    conn.request("GET", "/events")
-    response = conn.getresponse()
-    while line := response.readline():
-        seen[0] += len(line)
+    response = request(port, "/events", gzip)
+    for line in lines(response, seen):
         if not line.startswith(b"data: "):
             continue
         listing = json.loads(line[6:])
@@ -83,18 +105,18 @@ def spectator(port: int, seen: list[int]) -> None:
             if game["status"] in FOLLOWED and game["game"] not in followed:
                 followed.add(game["game"])
                 t = threading.Thread(
-                    target=follow, args=(port, f"/game/{game['game']}/events", seen)
+                    target=follow, args=(port, f"/game/{game['game']}/events", seen, gzip)
                 )
                 t.start()
                 threads.append(t)
         if listing["over"]:
             break
-    conn.close()
+    response.close()
     for t in threads:
         t.join()
 
 
-def spectate(port: int, count: int) -> None:
+def spectate(port: int, count: int, gzip: bool) -> None:
     """`count` spectators, once the server answers; prints the bytes they read."""
     deadline = time.monotonic() + 60
     while True:
@@ -106,7 +128,7 @@ def spectate(port: int, count: int) -> None:
                 raise
             time.sleep(0.01)
     seen = [0]
-    threads = [threading.Thread(target=spectator, args=(port, seen)) for _ in range(count)]
+    threads = [threading.Thread(target=spectator, args=(port, seen, gzip)) for _ in range(count)]
     for t in threads:
         t.start()
     for t in threads:
@@ -126,7 +148,12 @@ def free_port() -> int:
 
 
 async def league_run(
-    kind: str, folder: Path, deals: int, watchers: int, mode: str = "public"
+    kind: str,
+    folder: Path,
+    deals: int,
+    watchers: int,
+    mode: str = "public",
+    gzip: bool = True,
 ) -> dict[str, float]:
     data = {
         "league": {
@@ -149,7 +176,8 @@ async def league_run(
     spectators = None
     if kind == KINDS[2]:
         spectators = subprocess.Popen(
-            [sys.executable, __file__, "--spectate", str(port), str(watchers)],
+            [sys.executable, __file__, "--spectate", str(port), str(watchers)]
+            + ([] if gzip else ["--identity"]),
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -192,10 +220,14 @@ async def bench(args: argparse.Namespace) -> None:
             for kind in KINDS:
                 run = Path(folder) / f"{KINDS.index(kind)}-{k}"
                 run.mkdir()
-                result = await league_run(kind, run, args.deals, args.spectators, args.mode)
+                result = await league_run(
+                    kind, run, args.deals, args.spectators, args.mode, not args.identity
+                )
                 if k >= 0:
                     runs[kind].append(result)
-    print(f"league.live = {args.mode!r}")
+    print(
+        f"league.live = {args.mode!r}; spectators ask for {'identity' if args.identity else 'gzip'}"
+    )
     print(
         f"machine: {cpu_model()}; load at the end {Path('/proc/loadavg').read_text().split()[:3]}"
     )
@@ -231,10 +263,16 @@ def main() -> None:
         help="league.live: public (each game move by move, the costlier) or after-deal "
         "(each game whole once its deal is over, the default of a league)",
     )
+    parser.add_argument(
+        "--identity",
+        action="store_true",
+        help="spectators do not ask for gzip (every browser does): the streams are sent plain",
+    )
     parser.add_argument("--spectate", nargs=2, type=int, metavar=("PORT", "COUNT"))
     args = parser.parse_args()
     if args.spectate:
-        spectate(*args.spectate)
+        port, count = args.spectate
+        spectate(port, count, not args.identity)
         return
     trio.run(bench, args)
 

@@ -71,6 +71,7 @@ EVERYDAY = (
     "tests/test_spec_examples.py",
     "tests/test_lag.py",
     "tests/test_gamelog_gz.py",
+    "tests/test_live_gzip.py",
 )
 
 # Started first, so that the longest tests do not end the run on one worker while the

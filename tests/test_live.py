@@ -33,7 +33,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,8 @@ class Stream:
     raw: bytearray = field(default_factory=bytearray)
     thread: threading.Thread | None = None
     tls: ssl.SSLContext | None = None  # HTTPS, trusting what this context trusts
+    gzip: bool = False  # asks for gzip, as a browser does: `raw` is then what it decoded
+    wire: int = 0  # the bytes of the body as they came
 
     def connect(self, timeout: float = 120) -> http.client.HTTPConnection:
         if self.tls is not None:
@@ -102,13 +105,29 @@ class Stream:
         self.thread.start()
         return self
 
+    def _lines(self, response: http.client.HTTPResponse) -> Iterator[bytes]:
+        if not self.gzip:
+            assert response.getheader("Content-Encoding") is None
+            while line := response.readline():
+                self.wire += len(line)
+                yield line
+            return
+        assert response.getheader("Content-Encoding") == "gzip", response.getheaders()
+        inflate, rest = zlib.decompressobj(31), b""  # gzip; its CRC and length checked
+        while chunk := response.read1(65536):
+            self.wire += len(chunk)
+            # Each write decodes whole as it comes: no event waits for the next.
+            *lines, rest = (rest + inflate.decompress(chunk)).split(b"\n")
+            yield from (line + b"\n" for line in lines)
+        assert inflate.eof and not inflate.unused_data and not rest, self.path
+
     def _read(self) -> None:
         conn = self.connect()
-        conn.request("GET", self.path)
+        conn.request("GET", self.path, headers={"Accept-Encoding": "gzip"} if self.gzip else {})
         response = conn.getresponse()
         assert response.status == 200, response.status
         name, data = "message", ""
-        while line := response.readline():
+        for line in self._lines(response):
             self.raw += line
             text = line.decode("utf-8").rstrip("\n")
             if text.startswith("event: "):
@@ -131,7 +150,13 @@ class Watched:
     out: Path
     games: list[Stream]
     listing: Stream
+    zipped: list[Stream]  # the same streams again, asking for gzip
+    zipped_listing: Stream
     err: str = ""  # the run's stderr after its first line
+
+    @property
+    def streams(self) -> list[Stream]:
+        return self.games + self.zipped
 
 
 def started(
@@ -171,6 +196,7 @@ def watch(
         context = tls(rest) if tls is not None else None
         host, port = address.split("://", 1)[1].rstrip("/").rsplit(":", 1)
         listing = Stream(host, int(port), "/events", tls=context).start()
+        zipped_listing = Stream(host, int(port), "/events", tls=context, gzip=True).start()
         games: list[str] = []
         while not games:  # the run lists its games once its ledger is ready
             conn = listing.connect(30)
@@ -180,15 +206,18 @@ def watch(
             assert proc.poll() is None or games, "the run ended with no game listed"
             time.sleep(0 if games else 0.05)
         streams = [Stream(host, int(port), f"/game/{g}/events", tls=context).start() for g in games]
+        zipped = [
+            Stream(host, int(port), f"/game/{g}/events", tls=context, gzip=True).start()
+            for g in games
+        ]
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
     finally:
         if proc.poll() is None:
             proc.kill()
-    listing.join()
-    for s in streams:
+    for s in [listing, zipped_listing, *streams, *zipped]:
         s.join()
-    return Watched(folder / "out", streams, listing, err)
+    return Watched(folder / "out", streams, listing, zipped, zipped_listing, err)
 
 
 def pages(stream: Stream) -> list[dict[str, Any]]:
@@ -266,7 +295,7 @@ def test_under_duplicate_deals_nothing_of_a_game_comes_before_its_deal_is_over(
         seed: max(p.stat().st_mtime for p in logs if deal_of[p.name.split(".")[0]] == seed)
         for seed in set(deal_of.values())
     }
-    for stream in duplicate.games:
+    for stream in duplicate.streams:  # plain and gzip-encoded alike
         game = stream.path.split("/")[2]
         sent = [(t, name, data) for t, name, data in stream.events if name == "game"]
         assert len(sent) == 1, (game, [n for _, n, _ in stream.events])
@@ -282,13 +311,14 @@ def test_under_duplicate_deals_nothing_of_a_game_comes_before_its_deal_is_over(
         assert order[:-2] == ["pending"], (game, order)
     # The list names each game's seats and status, and no count of its moves; a game is
     # "pending" until its deal is over, and the list changes only when a deal is shown.
-    lists = [json.loads(data) for _, _, data in duplicate.listing.events]
-    for listing in lists:
-        for entry in listing["games"]:
-            assert set(entry) == {"game", "names", "status"}, entry
-            assert entry["status"] in ("pending", "shown"), entry
-    assert len(lists) <= 1 + 2 + 1  # the start, each deal shown, the end
-    assert json.loads(duplicate.listing.events[-1][2])["over"] is True
+    for stream in (duplicate.listing, duplicate.zipped_listing):
+        lists = [json.loads(data) for _, _, data in stream.events]
+        for listing in lists:
+            for entry in listing["games"]:
+                assert set(entry) == {"game", "names", "status"}, entry
+                assert entry["status"] in ("pending", "shown"), entry
+        assert len(lists) <= 1 + 2 + 1  # the start, each deal shown, the end
+        assert json.loads(stream.events[-1][2])["over"] is True
 
 
 def test_the_search_bots_notes_are_in_the_game_once_its_deal_is_over(duplicate: Watched) -> None:
@@ -309,7 +339,7 @@ def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
     league = league_file(tmp_path, duplicate=False, live="public", bots=bots)
     watched = watch(tmp_path, league, "-j", "1")
     moving = 0
-    for stream in watched.games:
+    for stream in watched.streams:  # plain and gzip-encoded alike
         game = stream.path.split("/")[2]
         log = read_log(watched.out / "logs" / f"{game}.jsonl.gz")
         public = mask(seat_view(log, 0), 0)  # the results site's public part's source
@@ -329,10 +359,15 @@ def test_public_mode_sends_each_game_move_by_move_as_a_spectator_sees_it(
                 k: v for k, v in theirs.items() if k not in "kx"
             }
         assert [len(s["S"]) for s in live] == sorted(len(s["S"]) for s in live)
-    assert moving == len(watched.games) == 2  # every game was seen as it was played
-    assert any(name == "more" for s in watched.games for _, name, _ in s.events)
+    assert moving == len(watched.streams) == 4  # every game was seen as it was played
+    assert any(name == "more" for s in watched.streams for _, name, _ in s.events)
     # Each game's end came as what the last snapshot lacked (about a third of the bytes).
-    assert all(s.events[-1][1] == "reveal" for s in watched.games)
+    assert all(s.events[-1][1] == "reveal" for s in watched.streams)
+    # What gzip sent was a fraction of the plain bytes (each event's parts are compressed
+    # once for every stream: tests/test_live_gzip.py).
+    plain = sum(s.wire for s in watched.games)
+    zipped = sum(s.wire for s in watched.zipped)
+    assert sum(len(s.raw) for s in watched.zipped) > plain / 2 and zipped < plain / 2
 
 
 def test_public_live_with_duplicate_deals_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -500,16 +535,16 @@ async def test_what_changes_while_an_event_is_sent_is_sent_next() -> None:
     game.status = "held"  # over; being made into the whole game
     feed.moved(game)
     games, listing = _game_stream(feed, game), _list_stream(feed)
-    assert b'"held"' in await games.__anext__()
-    assert b'"over":false' in await listing.__anext__()
+    assert b'"held"' in b"".join(await games.__anext__())
+    assert b'"over":false' in b"".join(await listing.__anext__())
     # While those were being sent: the game is shown, and the run ends.
     game.snapshot, game.more, game.status = b'{"whole":1}', b"", "shown"
     game.seq += 1
     feed.moved(game)
     feed.finish()
-    shown = await games.__anext__()
+    shown = b"".join(await games.__anext__())
     assert b'"shown"' in shown and b'{"whole":1}' in shown
-    assert b'"over":true' in await listing.__anext__()
+    assert b'"over":true' in b"".join(await listing.__anext__())
     for stream in (games, listing):
         with pytest.raises(StopAsyncIteration):
             await stream.__anext__()

@@ -92,6 +92,7 @@ class LiveFeed:
     ended: trio.Event = field(default_factory=trio.Event)  # set with `over`
     streams: int = 0  # open event streams (the server counts them)
     keep: int | None = None  # games kept in the list (an arena's: the latest), None: all
+    _listed: tuple[int, bytes] = (-1, b"")  # `listing()` of the list's version
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -234,13 +235,18 @@ class LiveFeed:
         return game.framed
 
     def listing(self) -> bytes:
-        return msgspec.json.encode(
-            {
-                "mode": self.mode,
-                "over": self.over,
-                "games": [g.summary(self.public) for g in self.games.values()],
-            }
-        )
+        """The list of games as JSON, encoded once per change of the list however many
+        streams send it (a league's list grows with its games)."""
+        if self._listed[0] != self.version:
+            body = msgspec.json.encode(
+                {
+                    "mode": self.mode,
+                    "over": self.over,
+                    "games": [g.summary(self.public) for g in self.games.values()],
+                }
+            )
+            self._listed = (self.version, body)
+        return self._listed[1]
 
     def _snap(self, game: LiveGame) -> None:
         assert game.view is not None
@@ -249,6 +255,7 @@ class LiveFeed:
         if problem is not None:  # never sent: the game is withheld from here on
             log.error("live feed: %s would have shown %s; withheld", game.game_id, problem)
             game.status, game.view, game.snapshot, game.more = "withheld", None, b"", b""
+            self._touch(game)  # the list says so
             return
         game.snapshot = msgspec.json.encode(data)
         # What changed since the snapshot before, made now from the data just checked:

@@ -1,7 +1,7 @@
 """What watching costs a league: the referee's CPU per decision with `--live` and 20
 spectators, beside `--live` with none and a league without `--live`, in one run.
 
-    .venv/bin/python bench/bench_live.py [--repeats 5] [--spectators 20] [--deals 4]
+    .venv/bin/python bench/bench_live.py [--repeats 9] [--spectators 20] [--deals 4]
         [--mode public|after-deal] [--identity]
 
 Each run is a league played in this process (`run_league`, as `referee league`
@@ -249,11 +249,18 @@ async def bench(args: argparse.Namespace) -> None:
         f"CPU a decision, {args.spectators} watching / none watching: "
         f"{med[KINDS[2]] / med[KINDS[1]]:.3f}"
     )
+    # Each repeat's two leagues ran one after the other: their ratio leaves out what
+    # drifts between repeats (the VM's speed from minute to minute).
+    paired = [w["cpu"] / n["cpu"] for w, n in zip(runs[KINDS[2]], runs[KINDS[1]], strict=True)]
+    print(
+        f"  the same, repeat by repeat (min / median / max): {min(paired):.3f} / "
+        f"{statistics.median(paired):.3f} / {max(paired):.3f}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--spectators", type=int, default=20)
     parser.add_argument("--deals", type=int, default=4)
     parser.add_argument(

@@ -171,11 +171,20 @@ class Browser:
         self.wait(lambda m: m.get("method") == "Page.loadEventFired")
 
     def until(self, expression: str, timeout: float = 20) -> Any:
-        """Wait until `expression` is truthy in the page (a loaded machine slows its timers)."""
+        """Wait until `expression` is truthy in the page (a loaded machine slows its timers).
+        A page that is being left or loaded meanwhile (after a click on a link) answers
+        "navigated or closed" or has no context yet: that is "not yet", asked again."""
         deadline = time.monotonic() + timeout
-        while not (value := self.js(expression)) and time.monotonic() < deadline:
+        while True:
+            try:
+                value = self.js(expression)
+            except DevToolsError as exc:
+                if "navigated or closed" not in str(exc) and "context" not in str(exc):
+                    raise
+                value = None
+            if value or time.monotonic() >= deadline:
+                return value
             time.sleep(0.02)
-        return value
 
     def js(self, expression: str) -> Any:
         """Evaluate in the page; its value, or `DevToolsError` with the exception."""

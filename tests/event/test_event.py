@@ -164,7 +164,10 @@ def test_the_event_site_shows_every_stage_round_and_cut_in_chromium(
     assert sorted(links) == sorted(f"{f}/index.html" for f in folders)
     target = 'a[href="stage-1/round-02/table-1/index.html"]'
     browser.js(f"document.querySelector({json.dumps(target)}).scrollIntoView()")
+    assert browser.problems() == []
+    browser.events.clear()
     browser.click(target)
+    browser.wait(lambda m: m.get("method") == "Page.loadEventFired")  # the table's page
     assert browser.until("location.pathname.endsWith('/stage-1/round-02/table-1/index.html')")
     assert "round 2 table 1" in browser.js("document.title")
     assert browser.problems() == []

@@ -416,6 +416,7 @@ async def test_a_snapshot_that_would_show_a_hand_is_never_sent() -> None:
     follow = feed.begin("g1", ["a", "b"], 7, rules, state, [1000, 1000])
     game = feed.games["g1"]
     assert game.snapshot and json.loads(game.snapshot)["S"] == []
+    assert json.loads(feed.listing())["games"][0]["status"] == "playing"
     view = game.view
     assert isinstance(view, SpectatorData)
     view.rounds[0]["hands"][1] = [1, 2, 3]  # a bug that would show seat 1's tiles
@@ -425,6 +426,8 @@ async def test_a_snapshot_that_would_show_a_hand_is_never_sent() -> None:
     follow.decision(Decision(seat, 1, move, 1.0, False, (), 0), after)
     assert feed.snapshot(game) == b"" and game.status == "withheld"
     assert b"[1,2,3]" not in feed.listing()
+    # The list (encoded once per change) says so at once.
+    assert json.loads(feed.listing())["games"][0]["status"] == "withheld"
 
 
 # In the live page, the viewer's frame once it is drawn (null while it is redrawn): its

@@ -100,3 +100,20 @@ def test_any_events_in_any_writes_decode_to_themselves(writes: list[list[bytes]]
         assert inflate.decompress(write) == b"".join(parts)
     body += stream.end()
     assert gzip.decompress(body) == b"".join(b"".join(p) for p in writes)
+
+
+def test_the_kept_blocks_stay_within_their_bytes_and_evicted_ones_are_made_again() -> None:
+    from referee.live import server
+
+    first = game_event(900)
+    kept = deflated(first)
+    size = len(first) + len(kept)
+    for k in range(server._DEFLATED_KEEP // size + 2):  # more than the budget holds
+        deflated(first + b" " * (k + 1))
+    assert server._deflated_size <= server._DEFLATED_KEEP
+    assert sum(len(e) + len(b) for e, b in server._DEFLATED.items()) == server._deflated_size
+    assert first not in server._DEFLATED  # the oldest went first
+    again = deflated(first)
+    assert again == kept and again is not kept  # made again, the same blocks
+    stream = GzipStream()
+    assert gzip.decompress(stream.part(first) + stream.end()) == first

@@ -108,7 +108,8 @@ def accepts_gzip(header: str) -> bool:
 GZIP_HEAD = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate; no name, time or OS
 _LAST_BLOCK = b"\x03\x00"  # an empty final deflate block
 _DEFLATED: dict[bytes, bytes] = {}  # the latest events' deflate blocks, by their bytes
-_DEFLATED_KEEP = 64
+_DEFLATED_KEEP = 8 << 20  # bytes of events whose blocks are kept (the oldest go first)
+_deflated_size = 0
 
 
 def deflated(event: bytes) -> bytes:
@@ -117,13 +118,16 @@ def deflated(event: bytes) -> bytes:
     stream that sends the same bytes (a game's snapshot is one bytes object for all of
     them); the latest are kept. Every event a spectator may see is public, and each is
     compressed alone: no secret shares a compression with a bot's text."""
+    global _deflated_size
     blocks = _DEFLATED.get(event)
     if blocks is None:
         squeeze = zlib.compressobj(6, zlib.DEFLATED, -15)
         blocks = squeeze.compress(event) + squeeze.flush(zlib.Z_SYNC_FLUSH)
         _DEFLATED[event] = blocks
-        if len(_DEFLATED) > _DEFLATED_KEEP:
-            del _DEFLATED[next(iter(_DEFLATED))]
+        _deflated_size += len(event) + len(blocks)
+        while _deflated_size > _DEFLATED_KEEP and len(_DEFLATED) > 1:
+            oldest = next(iter(_DEFLATED))
+            _deflated_size -= len(oldest) + len(_DEFLATED.pop(oldest))
     return blocks
 
 

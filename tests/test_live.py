@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from referee.game.match import Decision
 from referee.live.feed import LiveFeed
@@ -551,3 +552,60 @@ async def test_what_changes_while_an_event_is_sent_is_sent_next() -> None:
     for stream in (games, listing):
         with pytest.raises(StopAsyncIteration):
             await stream.__anext__()
+
+
+async def test_a_game_shown_while_nobody_watched_is_made_once_when_first_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Reading a game's log back into its whole view costs the referee about as much as
+    a tenth of the game: with nobody on its stream it is made only when a spectator
+    first asks, once for every stream that asks at that moment; with a stream open it
+    is made as soon as the deal is over. A log that cannot be read withholds the game."""
+    from referee.live import feed as feed_module
+    from referee.live.server import _game_stream
+
+    made: list[str] = []
+
+    def shown(log: Path, last: bytes) -> tuple[bytes, bytes]:
+        made.append(log.name)
+        if log.name == "bad.jsonl.gz":
+            raise OSError("unreadable")
+        return b'{"whole":"' + log.name.encode() + b'"}', b""
+
+    monkeypatch.setattr(feed_module, "_shown", shown)
+    feed = LiveFeed("after-deal", duplicate=True)
+    feed.schedule([("g1", ["a", "b"], 7), ("g2", ["b", "a"], 7), ("g3", ["a", "b"], 8)], ())
+    g1, g2, g3 = (feed.games[g] for g in ("g1", "g2", "g3"))
+    watching = _game_stream(feed, g2)  # a spectator on g2 from before it is shown
+    assert b'"pending"' in b"".join(await watching.__anext__())
+    await feed.end("g1", tmp_path / "g1.jsonl.gz", ["a", "b"], 7)
+    assert made == [] and g1.status == "held"  # its deal is not over
+    await feed.end("g2", tmp_path / "g2.jsonl.gz", ["b", "a"], 7)
+    assert made == ["g2.jsonl.gz"]  # watched: made at once; g1 was not
+    assert g1.status == g2.status == "shown" and g1.unmade and not g2.unmade
+    got = b"".join(await watching.__anext__())
+    assert b'"shown"' in got and b'{"whole":"g2.jsonl.gz"}' in got
+    # Two spectators come for g1 at the same moment: it is made once, for both.
+    first, second = _game_stream(feed, g1), _game_stream(feed, g1)
+    async with trio.open_nursery() as nursery:
+        got1: list[bytes] = []
+        got2: list[bytes] = []
+
+        async def take(stream: Any, into: list[bytes]) -> None:
+            into.append(b"".join(await stream.__anext__()))
+
+        nursery.start_soon(take, first, got1)
+        nursery.start_soon(take, second, got2)
+    assert made == ["g2.jsonl.gz", "g1.jsonl.gz"]
+    for got in (got1[0], got2[0]):
+        assert b'"shown"' in got and b'{"whole":"g1.jsonl.gz"}' in got
+    # A log that cannot be read: nothing of the game is sent, and the list says why.
+    await feed.end("g3", tmp_path / "bad.jsonl.gz", ["a", "b"], 8)
+    assert g3.unmade and g3.status == "shown"
+    lately = _game_stream(feed, g3)
+    late = b"".join(await lately.__anext__())
+    assert g3.status == "withheld" and late == b'event: status\ndata: "withheld"\n\n'
+    assert json.loads(feed.listing())["games"][2]["status"] == "withheld"
+    for stream in (watching, first, second, lately):
+        await stream.aclose()
+    assert g1.watchers == g2.watchers == g3.watchers == 0

@@ -60,6 +60,9 @@ class LiveGame:
     framed: bytes = b""  # the snapshot as an event (`LiveFeed.framed`)
     framed_seq: int = -1
     lengths: tuple[int, int] = (0, 0)  # the snapshot's decisions and deals
+    watchers: int = 0  # its open streams
+    unmade: bool = False  # shown, its whole view not made yet (nobody was watching)
+    making: trio.Event | None = None  # set when the whole view being made is made
 
     def shown_status(self, public: bool) -> str:
         """Its status as spectators see it. Until its deal is over a game of a league that
@@ -165,14 +168,45 @@ class LiveFeed:
         held = [g for g in self.games.values() if g.deal == deal and g.status == "held"]
         for other in held:
             assert other.log is not None
-            # A page that has the last snapshot in play gets what it lacks (`reveal`):
-            # about a third of the bytes. Any other gets the whole game.
-            shown = await trio.to_thread.run_sync(_shown, other.log, other.snapshot)
-            other.snapshot, other.more = shown
-            other.seq += 1
-            other.status = "shown"
+            if other.watchers:
+                await self._make(other)  # its spectators get it as soon as it is made
+            else:  # made when a spectator first asks (`ready`): nobody may ever ask
+                other.unmade = True
+            if other.status == "held":
+                other.status = "shown"
             self._touch(other)
         self._trim()
+
+    async def ready(self, game: LiveGame) -> None:
+        """Make a shown game's whole view if it was shown with nobody watching: once,
+        however many streams ask at the same moment."""
+        while game.unmade:
+            if game.making is None:
+                await self._make(game)
+            else:
+                await game.making.wait()
+
+    async def _make(self, game: LiveGame) -> None:
+        """The game's whole view, made from its log in a worker thread (the games play
+        on). A page that has the last snapshot in play gets what it lacks (`reveal`):
+        about a third of the bytes; any other gets the whole game. A log that cannot be
+        read makes the game `withheld`: nothing is sent of it."""
+        assert game.log is not None
+        game.making = making = trio.Event()
+        try:
+            shown = await trio.to_thread.run_sync(_shown, game.log, game.snapshot)
+        except Exception as exc:  # an unreadable log: nothing of it is sent
+            log.error("live feed: %s: %s; withheld", game.game_id, exc)
+            game.status, game.snapshot, game.more = "withheld", b"", b""
+            self._touch(game)
+        else:
+            game.snapshot, game.more = shown
+            game.seq += 1
+            self.moved(game)
+        finally:
+            game.unmade = False
+            game.making = None
+            making.set()
 
     async def close_deal(self, deal: int) -> None:
         """No other game of `deal` will be played (an arena's unit was abandoned): its

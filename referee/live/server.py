@@ -216,37 +216,44 @@ async def _game_stream(feed: LiveFeed, game: LiveGame) -> AsyncIterator[tuple[by
     waits for the same moment, so one encoding serves them all), each as the part
     since the one before (`more`) or whole (`game`), until it is shown whole or the run
     is over. A game not shown yet changes nothing a spectator receives, not even the
-    time of a keep-alive (sent `KEEPALIVE_S` after the last thing sent)."""
+    time of a keep-alive (sent `KEEPALIVE_S` after the last thing sent). While a stream
+    is open its game's whole view is made as soon as the game is shown; a game shown
+    while nobody watched is made when a stream first asks (`LiveFeed.ready`)."""
     sent_status, have, last = "", 0, trio.current_time()
-    while True:
-        seen = game.version
-        snap = feed.snapshot(game)
-        status = game.shown_status(feed.public)
-        out: tuple[bytes, ...] = ()  # in one write: a new status and the data that came with it
-        if status != sent_status:
-            sent_status = status
-            out = (_event("status", b'"' + status.encode() + b'"'),)
-        if snap and game.seq != have:
-            out += (feed.framed(game, have),)  # the game's event, made once for all streams
-            have = game.seq
-        if out:
-            yield out
+    game.watchers += 1
+    try:
+        while True:
+            await feed.ready(game)
+            seen = game.version
+            snap = feed.snapshot(game)
+            status = game.shown_status(feed.public)
+            out: tuple[bytes, ...] = ()  # in one write: a new status and its data
+            if status != sent_status:
+                sent_status = status
+                out = (_event("status", b'"' + status.encode() + b'"'),)
+            if snap and game.seq != have:
+                out += (feed.framed(game, have),)  # the game's event, made once for all
+                have = game.seq
+            if out:
+                yield out
+                last = trio.current_time()
+                if game.version != seen:
+                    continue  # it changed while this was sent (shown, say): that goes next
+            if game.status in FINAL or feed.over:
+                return
+            if game.status == "playing" and game.snapped != game.version and snap:
+                # Moves not yet in the snapshot: the next one is due an interval after it.
+                with trio.move_on_at(game.snapped_at + feed.interval):
+                    await feed.ended.wait()
+                continue
+            with trio.move_on_at(last + KEEPALIVE_S):
+                while game.version == seen and not feed.over:
+                    await game.changed.wait()
+                continue
+            yield (KEEPALIVE,)
             last = trio.current_time()
-            if game.version != seen:
-                continue  # it changed while this was sent (shown, say): that goes next
-        if game.status in FINAL or feed.over:
-            return
-        if game.status == "playing" and game.snapped != game.version and snap:
-            # Moves not yet in the snapshot: the next one is due an interval after it.
-            with trio.move_on_at(game.snapped_at + feed.interval):
-                await feed.ended.wait()
-            continue
-        with trio.move_on_at(last + KEEPALIVE_S):
-            while game.version == seen and not feed.over:
-                await game.changed.wait()
-            continue
-        yield (KEEPALIVE,)
-        last = trio.current_time()
+    finally:
+        game.watchers -= 1
 
 
 async def serve(

@@ -63,6 +63,7 @@ EVERYDAY = (
     "tests/event/test_formats.py::test_a_bad_event_file_is_one_line_naming_the_key",
     "tests/arena/test_refit.py",
     "tests/arena/test_separation.py",
+    "tests/arena/test_site_refresh.py",
     "tests/test_wire_view.py",
     "tests/test_replay.py",
     "tests/test_text.py",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 PER_PAGE = 100
 VERSION_GAMES = 50  # newest games listed per version on its entry's page
 LATEST = 20
+REFRESH_S = 1.0  # at least this long between the starts of two refreshes of a running arena
 
 
 def entry_file(entry: str) -> str:
@@ -467,8 +469,11 @@ def _final_page(title: str, final: dict[str, object], built: str) -> str:
 
 @dataclass
 class ArenaSite:
-    """The site refreshed in a worker thread as games finish, one build at a time
-    (a refresh due while one runs is folded into the next)."""
+    """The site refreshed in a worker thread as games finish, one build at a time: a
+    refresh due while one runs is folded into the next, which starts no sooner than
+    `REFRESH_S` after the one before it started (a refresh costs about 50 ms of CPU
+    however many games there are, and a busy arena finishes many games a second:
+    refreshing after each would cost as much as the games; spec/ARENA.md)."""
 
     arena: ArenaConfig
     to: Path | None = None
@@ -476,6 +481,8 @@ class ArenaSite:
     builds: int = 0
     _busy: bool = field(default=False, init=False)
     _again: bool = field(default=False, init=False)
+    _started: float = field(default=-math.inf, init=False)  # the last build's start (trio)
+    _pause: trio.CancelScope | None = field(default=None, init=False)
     _nursery: trio.Nursery | None = field(default=None, init=False)
 
     @property
@@ -489,6 +496,10 @@ class ArenaSite:
             return build_arena_site(self.arena, ledger, self.to, live=live)
         finally:
             ledger.close()
+
+    async def built(self, live: bool) -> Built:
+        """`build` in a worker thread: the arena's games go on meanwhile."""
+        return await trio.to_thread.run_sync(self.build, live, abandon_on_cancel=False)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -512,16 +523,24 @@ class ArenaSite:
     async def _refresh(self) -> None:
         try:
             while True:
+                wait = self._started + REFRESH_S - trio.current_time()
+                if wait > 0:
+                    with trio.CancelScope() as self._pause:
+                        await trio.sleep(wait)
+                    self._pause = None
+                    if self._nursery is None:
+                        return  # the run ended meanwhile: its last build follows
+                self._started = trio.current_time()
                 self._again = False
                 try:
-                    await trio.to_thread.run_sync(self.build, abandon_on_cancel=False)
+                    await self.built(True)
                     self.builds += 1
                 except (OSError, ValueError) as exc:
                     if self.notice is not None:
                         self.notice(f"the site could not be refreshed: {exc}")
                     log.warning("arena site: %s", exc)
-                if not self._again:
-                    return
+                if not self._again or self._nursery is None:
+                    return  # nothing new, or the run ended: its last build follows
         finally:
             self._busy = False
 
@@ -530,7 +549,9 @@ class ArenaSite:
         still running finishes first, so this build is the one that stays."""
         self._nursery = None  # no refresh starts from now on
         while self._busy:
+            if self._pause is not None:
+                self._pause.cancel()  # a refresh waiting for its turn: this build replaces it
             await trio.sleep(0.05)
-        built = await trio.to_thread.run_sync(self.build, False, abandon_on_cancel=False)
+        built = await self.built(False)
         self.builds += 1
         return built

@@ -400,7 +400,7 @@ def test_load_config_errors_name_the_file(tmp_path: Path) -> None:
 
 def test_the_example_league_loads() -> None:
     config = load_config(ROOT / "examples" / "league.toml", check_programs=False)
-    assert [b.name for b in config.bots] == ["search", "greedy", "node", "minimal"]
+    assert [b.name for b in config.bots] == ["plan", "greedy", "node", "minimal"]
     assert (config.table, config.deals, config.duplicate, config.seed) == (3, 1, True, 2026)
     assert config.out.resolve() == ROOT / "league-out"
 

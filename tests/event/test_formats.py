@@ -179,7 +179,9 @@ def test_a_league_file_asking_for_an_event_says_how(tmp_path: Path, text: str, e
 def test_no_deal_is_in_play_at_two_tables_of_a_round_at_once(tmp_path: Path) -> None:
     # Two tables of 3 share the round's board; with two jobs they would play it side by
     # side, and two entries (of one author, say) could pass a hand between them while
-    # both play it. Each bot notes when its games ran and the hand it was dealt.
+    # both play it. Each bot notes when each game began for it (it read game_start) and
+    # when it sent its last move in it, and the hand it was dealt. (Not when it read
+    # game_end: under load a process may be frozen as idle before it read it.)
     times = tmp_path / "times.jsonl"
     bots = "".join(
         f'[[bot]]\nname = "c{i}"\ncommand = [{PY}, "{ROOT / "tests/bots/clocked.py"}", "{times}"]\n'
@@ -192,7 +194,8 @@ def test_no_deal_is_in_play_at_two_tables_of_a_round_at_once(tmp_path: Path) -> 
     assert len(games) == 2 * 3 * 3  # two tables, three rotations, three seats
     by_hand: dict[str, list[tuple[int, int]]] = {}
     for g in games:
-        by_hand.setdefault(json.dumps(g["hand"]), []).append((g["began"], g["ended"]))
+        assert g["last"] is not None  # every seat moves in a game of double-6
+        by_hand.setdefault(json.dumps(g["hand"]), []).append((g["began"], g["last"]))
     # Each seat's hand was dealt in all six games of the deal (both tables' rotations).
     assert sorted(len(v) for v in by_hand.values()) == [6, 6, 6]
     for spans in by_hand.values():
